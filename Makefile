@@ -1,0 +1,90 @@
+# tierswap: build, boot and test a patched 6.12 kernel under QEMU.
+# `make help` lists the targets.
+
+TREE    ?= patched
+FLAVOUR ?= debug
+T       ?=
+TAG      = $(TREE)-$(FLAVOUR)
+TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+B       := $(TOP)/build
+LOCK     = flock $(B)/.lock
+
+# Debian packages the frame and the components need (package:command-or-file).
+DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
+	bc:bc flex:flex bison:bison libelf-dev:/usr/include/libelf.h \
+	libssl-dev:/usr/include/openssl/ssl.h cpio:cpio busybox-static:/bin/busybox \
+	qemu-system-x86:qemu-system-x86_64 fio:fio nbd-client:nbd-client ccache:ccache \
+	rsync:rsync kmod:kmod xz-utils:xz patch:patch util-linux:flock \
+	python3:python3 git:git \
+	$(shell cat $(TOP)/qemu/deps.* 2>/dev/null)
+
+COMPONENTS := $(shell cat $(TOP)/qemu/components)
+
+.PHONY: help deps kernel modules userspace initramfs guest-image test run shell \
+	bench kernel-git export-patches clean
+
+help:
+	@echo "make test            host tests, then the guest suite on the patched debug kernel"
+	@echo "make test T=name     one guest test (qemu/tests/name.sh)"
+	@echo "make run             boot, set up the swap tiers, run the memory-pressure demo"
+	@echo "make shell           boot the same guest to an interactive shell"
+	@echo "make bench           base vs patched (release kernels) and host benchmarks"
+	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
+	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
+	@echo "make deps            install missing Debian packages"
+	@echo "variables: TREE=base|patched FLAVOUR=debug|release ACCEL=tcg|kvm"
+
+deps:
+	@missing=; for d in $(DEPS); do p=$${d%%:*}; c=$${d#*:}; \
+		case $$c in /*) [ -e $$c ] ;; *) command -v $$c >/dev/null ;; esac || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing$$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "deps: missing$$missing: run as root: apt-get install$$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+			{ echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
+	fi
+
+$(B):
+	@mkdir -p $(B)
+
+kernel: deps | $(B)
+	@$(LOCK) $(TOP)/qemu/build-kernel.sh $(TREE) $(FLAVOUR) >/dev/null
+
+modules: kernel
+	@$(LOCK) $(TOP)/qemu/build-modules.sh $(TREE) $(FLAVOUR)
+
+userspace: deps | $(B)
+	@for c in $(COMPONENTS); do [ -f $(TOP)/$$c/Makefile ] || continue; \
+		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(B)/host/$$(basename $$c) || exit 1; done
+
+initramfs: modules userspace
+	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(B)/initramfs-$(TAG).cpio >/dev/null
+
+guest-image: initramfs
+
+test: deps
+	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
+	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" $(TOP)/qemu/test.sh
+
+run: deps
+	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
+	@$(TOP)/qemu/boot.sh run $(TAG)
+
+shell: deps
+	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
+	@$(TOP)/qemu/boot.sh shell $(TAG)
+
+bench: deps
+	@$(MAKE) -s guest-image TREE=base FLAVOUR=release
+	@$(MAKE) -s guest-image TREE=patched FLAVOUR=release
+	@$(TOP)/qemu/bench.sh
+
+kernel-git: deps
+	@$(TOP)/qemu/kernel-git.sh init
+
+export-patches:
+	@$(TOP)/qemu/kernel-git.sh export
+
+clean:
+	rm -rf $(B)/obj $(B)/mod $(B)/host $(B)/initramfs-* $(B)/logs

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Boot the guest: boot.sh MODE KERNEL_TAG [NAME...]
+#   MODE  test | bench | run | shell
+#   NAME  tests (qemu/tests/NAME.sh) or guest benches (qemu/bench/guest/NAME.sh)
+# Logs go to build/logs/<time>-<tag>-<mode>/{console.log,results.log}; the
+# directory is printed on stdout (modes test and bench). The guest is killed
+# at a deadline: the sum of the tests' timeouts plus boot time.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+mode=${1:?mode}
+tag=${2:?kernel tag}
+shift 2
+obj=$top/build/obj/$tag
+kernel=$obj/arch/x86/boot/bzImage
+initrd=$top/build/initramfs-$tag.cpio
+accel=${ACCEL:-tcg}
+mem=${GUEST_MEM:-2G}
+cpus=${GUEST_CPUS:-2}
+
+die() { echo "boot: $*" >&2; exit 1; }
+[ -f "$kernel" ] || die "no kernel at $kernel (make kernel)"
+[ -f "$initrd" ] || die "no initramfs at $initrd (make initramfs)"
+command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64: apt-get install qemu-system-x86"
+
+case "$mode" in
+test) dir=$top/qemu/tests default_to=120 ;;
+bench) dir=$top/qemu/bench/guest default_to=1800 ;;
+run) dir= default_to=900 ;;
+shell) dir= default_to=0 ;;
+*) die "unknown mode '$mode' (test, bench, run, shell)" ;;
+esac
+
+deadline=${BOOT_DEADLINE:-120}
+names=
+for n in "$@"; do
+	f=$dir/$n.sh
+	[ -f "$f" ] || die "no such $mode script: ${f#"$top"/}"
+	to=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+	deadline=$((deadline + ${to:-$default_to} + 5))
+	names=${names:+$names,}$n
+done
+[ "$mode" = run ] && deadline=$((deadline + default_to))
+
+logs=$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode
+mkdir -p "$logs"
+ln -sfn "$logs" "$top/build/logs/latest"
+
+# tierswap.* parameters are for /init; numa=fake=2 gives two nodes for
+# migration tests; a panic powers the guest off at once (-no-reboot).
+append="console=ttyS0 loglevel=5 panic=-1 numa=fake=2"
+append="$append transparent_hugepage=madvise tierswap.mode=$mode"
+[ -n "$names" ] && append="$append tierswap.tests=$names"
+qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus"
+	-kernel "$kernel" -initrd "$initrd" -append "$append ${EXTRA_APPEND:-}"
+	-display none -no-reboot -nodefaults)
+
+echo "boot: $tag mode=$mode deadline=${deadline}s logs=${logs#"$top"/}" >&2
+case "$mode" in
+shell)
+	exec "${qemu[@]}" -serial mon:stdio -serial null ;;
+run)
+	timeout --foreground -k 5 "$deadline" "${qemu[@]}" \
+		-serial "file:$logs/console.log" -serial stdio < /dev/null | tee "$logs/results.log"
+	;;
+*)
+	start=$(date +%s.%N)
+	rc=0
+	timeout -k 5 "$deadline" "${qemu[@]}" \
+		-serial "file:$logs/console.log" -serial "file:$logs/results.log" < /dev/null || rc=$?
+	end=$(date +%s.%N)
+	echo "qemu_rc=$rc wall_s=$(echo "$end - $start" | bc)" > "$logs/boot.info"
+	[ "$rc" = 124 ] && echo "boot: guest killed at the ${deadline}s deadline" >&2
+	echo "$logs"
+	;;
+esac

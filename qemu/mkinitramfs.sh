@@ -1,0 +1,65 @@
+#!/bin/bash
+# Build the guest initramfs for one kernel: mkinitramfs.sh KERNEL_TAG OUT
+#   KERNEL_TAG  e.g. patched-debug (modules come from build/mod/KERNEL_TAG)
+# Contents: busybox-static, fio, nbd-client and every program in
+# build/host/*/bin with the shared libraries ldd names, the out-of-tree
+# modules, the guest library, tests, bench scripts and fio jobs. Left
+# uncompressed: under TCG, gunzip of ~90 MB costs ~9 s of every boot.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tag=${1:?kernel tag}
+out=${2:?output file}
+root=$(mktemp -d "$top/build/initramfs-$tag.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+die() { echo "mkinitramfs: $*" >&2; exit 1; }
+
+busybox=/bin/busybox
+[ -x "$busybox" ] && "$busybox" --list >/dev/null 2>&1 ||
+	die "missing busybox-static: apt-get install busybox-static"
+{ ldd "$busybox" 2>&1 || true; } | grep -q "not a dynamic" ||
+	die "$busybox is not static: apt-get install busybox-static"
+
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/lib/tierswap/lib,usr/share/tierswap/fio,lib/modules/tierswap,tests,bench,proc,sys,dev,tmp,root,etc,run}
+cp "$busybox" "$root/bin/busybox"
+for app in $("$busybox" --list-full); do
+	[ -e "$root/$app" ] || ln -s /bin/busybox "$root/$app"
+done
+
+# A dynamic program and the libraries it loads, at the paths ldd reports.
+add_prog() { # path-on-host dest-dir
+	local prog=$1 dest=$2 lib
+	rm -f "$root/$dest/$(basename "$prog")"
+	cp -L "$prog" "$root/$dest/"
+	ldd "$prog" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
+		[ -e "$root$lib" ] && continue
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+
+for p in fio nbd-client; do
+	path=$(command -v "$p") || die "missing $p: apt-get install $p"
+	add_prog "$path" usr/bin
+done
+for p in "$top"/build/host/*/bin/*; do
+	[ -f "$p" ] && [ -x "$p" ] && add_prog "$p" usr/bin
+done
+for m in "$top/build/mod/$tag"/*/*.ko; do
+	[ -f "$m" ] && cp "$m" "$root/lib/modules/tierswap/"
+done
+
+cp "$top/qemu/guest/init" "$root/init"
+cp "$top/qemu/guest/lib.sh" "$root/usr/lib/tierswap/"
+cp "$top"/qemu/guest/lib/*.sh "$root/usr/lib/tierswap/lib/"
+cp "$top/qemu/guest/demo.sh" "$root/usr/lib/tierswap/" 2>/dev/null || true
+for t in "$top"/qemu/tests/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/tests/"; done
+for t in "$top"/qemu/bench/guest/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/bench/"; done
+for j in "$top"/workloads/fio/*.fio; do [ -f "$j" ] && cp "$j" "$root/usr/share/tierswap/fio/"; done
+echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
+echo "root:x:0:" > "$root/etc/group"
+
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

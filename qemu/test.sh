@@ -1,0 +1,61 @@
+#!/bin/bash
+# The whole test run behind `make test`:
+#   1. host-side tests of each userspace component (make -C <dir> check, TAP);
+#   2. the guest suite on one kernel (default: patched, debug flavour).
+# Environment: T="a b" runs only those guest tests (and skips host tests when
+# set); TREE, FLAVOUR pick the kernel. Ends with "N passed, N failed".
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=${TREE:-patched}
+flavour=${FLAVOUR:-debug}
+tag=$tree-$flavour
+only=${T:-}
+tp=0 tf=0 ts=0
+
+add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
+
+mkdir -p "$top/build/logs"
+
+if [ -z "$only" ]; then
+	for comp in $(cat "$top/qemu/components"); do
+		[ -f "$top/$comp/Makefile" ] || continue
+		log=$top/build/logs/host-$(basename "$comp").tap
+		echo "== host: $comp"
+		make -s -C "$top/$comp" check O="$top/build/host/$(basename "$comp")" > "$log" 2> "$log.stderr"
+		rc=$?
+		out=$(awk -v name="host/$comp" -v rc="$rc" -v extra="" -f "$top/qemu/tap-verdict.awk" < "$log")
+		read -r _ _ p f s verdict why < <(echo "$out" | tail -n 1)
+		printf '%s host/%s (%d passed, %d failed, %d skipped)%s\n' "$verdict" "$comp" "$p" "$f" "$s" "${why:+: $why}"
+		if [ "$verdict" != PASS ]; then
+			echo "$out" | sed '$d'
+			sed 's/^/    stderr: /' "$log.stderr" | tail -n 30
+		fi
+		add "$p" "$f" "$s"
+	done
+fi
+
+if [ -n "$only" ]; then
+	names=$only
+else
+	names=$(cd "$top/qemu/tests" && ls ./*.sh 2>/dev/null | sed 's|^\./||; s/\.sh$//')
+fi
+if [ -n "$names" ]; then
+	echo "== guest: $tag"
+	logs=$("$top/qemu/boot.sh" test "$tag" $names)
+	if [ -z "$logs" ]; then
+		echo "FAIL guest: could not boot"
+		tf=$((tf + 1))
+	else
+		out=$("$top/qemu/report.sh" "$logs" $names)
+		echo "$out" | sed '$d'
+		read -r _ _ p f s < <(echo "$out" | tail -n 1)
+		add "$p" "$f" "$s"
+		awk '/^### guest up/ { print "guest: first test at " $4 " s of guest uptime" }' "$logs/results.log" | tr -d '\r'
+		cat "$logs/boot.info"
+		echo "logs: ${logs#"$top"/}"
+	fi
+fi
+
+echo "$tp passed, $tf failed, $ts skipped"
+[ "$tf" -eq 0 ]
