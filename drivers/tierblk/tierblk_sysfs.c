@@ -1,0 +1,767 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tierblk: per-device knobs in /sys/block/tierblkN/tierblk/.
+ *
+ * Every store either applies the whole value or returns an error and
+ * changes nothing: -EINVAL for a malformed or out-of-range value, -EBUSY for
+ * a change that needs the device unused while it is open.
+ */
+
+#include <linux/blkdev.h>
+#include <linux/ctype.h>
+#include <linux/device.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+
+#include "tierblk.h"
+
+#define TB_MAX_TOKENS	4
+
+static struct tierblk_dev *tb_dev(struct device *d)
+{
+	return dev_to_disk(d)->private_data;
+}
+
+/* ---- parsing ---- */
+
+static int tb_parse_u64(const char *s, u64 *out)
+{
+	if (!isdigit(*s))
+		return -EINVAL;
+	return kstrtou64(s, 10, out) ? -EINVAL : 0;
+}
+
+/* Decimal bytes with an optional K, M, G or T (powers of 1024) suffix. */
+int tierblk_parse_size(const char *buf, u64 *out)
+{
+	char tmp[32];
+	size_t len;
+	int shift = 0;
+	u64 v;
+
+	len = strscpy(tmp, buf, sizeof(tmp)) < 0 ? 0 : strlen(tmp);
+	if (len && tmp[len - 1] == '\n')
+		tmp[--len] = '\0';
+	if (!len)
+		return -EINVAL;
+	switch (tmp[len - 1]) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	case 't': case 'T':
+		shift = 40;
+		break;
+	}
+	if (shift)
+		tmp[--len] = '\0';
+	if (tb_parse_u64(tmp, &v))
+		return -EINVAL;
+	if (v > (U64_MAX >> shift))
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+/*
+ * Split a copy of @buf (in @tmp) into at most @max whitespace separated
+ * tokens.  Returns the number of tokens, or -EINVAL.
+ */
+static int tb_split(const char *buf, char *tmp, size_t size, char **tok, int max)
+{
+	char *p, *t;
+	int n = 0;
+
+	if (strscpy(tmp, buf, size) < 0)
+		return -EINVAL;
+	p = strim(tmp);
+	while ((t = strsep(&p, " \t\n")) != NULL) {
+		if (!*t)
+			continue;
+		if (n == max)
+			return -EINVAL;
+		tok[n++] = t;
+	}
+	return n;
+}
+
+/* "START-END", both decimal sectors, START <= END */
+static int tb_parse_range(char *s, sector_t *start, sector_t *end)
+{
+	char *dash = strchr(s, '-');
+	u64 a, b;
+
+	if (!dash)
+		return -EINVAL;
+	*dash = '\0';
+	if (tb_parse_u64(s, &a) || tb_parse_u64(dash + 1, &b) || a > b)
+		return -EINVAL;
+	*start = a;
+	*end = b;
+	return 0;
+}
+
+/* ---- configuration updates ---- */
+
+static struct tierblk_cfg *tb_cfg_begin(struct tierblk_dev *dev)
+{
+	struct tierblk_cfg *cfg;
+
+	mutex_lock(&dev->cfg_mutex);
+	cfg = kmemdup(rcu_dereference_protected(dev->cfg,
+						lockdep_is_held(&dev->cfg_mutex)),
+		      sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		mutex_unlock(&dev->cfg_mutex);
+	return cfg;
+}
+
+static void tb_cfg_commit(struct tierblk_dev *dev, struct tierblk_cfg *cfg)
+{
+	struct tierblk_cfg *old;
+
+	tierblk_cfg_derive(cfg);
+	old = rcu_replace_pointer(dev->cfg, cfg, lockdep_is_held(&dev->cfg_mutex));
+	mutex_unlock(&dev->cfg_mutex);
+	kfree_rcu(old, rcu);
+}
+
+/* Copy the current configuration to @snap. */
+static void tb_cfg_snap(struct tierblk_dev *dev, struct tierblk_cfg *snap)
+{
+	rcu_read_lock();
+	*snap = *rcu_dereference(dev->cfg);
+	rcu_read_unlock();
+}
+
+/* Per operation type attributes carry their type. */
+struct tb_op_attr {
+	struct device_attribute attr;
+	enum tierblk_op op;
+};
+
+static enum tierblk_op tb_attr_op(struct device_attribute *a)
+{
+	return container_of(a, struct tb_op_attr, attr)->op;
+}
+
+#define TB_OP_ATTR(_name, _kind, _op)					\
+	static struct tb_op_attr tb_attr_##_name = {			\
+		.attr = __ATTR(_name, 0644, _kind##_show, _kind##_store), \
+		.op = (_op),						\
+	}
+
+/* ---- disksize, synchronous ---- */
+
+static ssize_t disksize_show(struct device *d, struct device_attribute *a,
+			     char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", tb_dev(d)->size);
+}
+
+static ssize_t disksize_store(struct device *d, struct device_attribute *a,
+			      const char *buf, size_t count)
+{
+	u64 size;
+	int ret;
+
+	if (tierblk_parse_size(buf, &size) || !size || size > TB_MAX_SIZE ||
+	    !IS_ALIGNED(size, PAGE_SIZE))
+		return -EINVAL;
+	ret = tierblk_set_size(tb_dev(d), size);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(disksize);
+
+static ssize_t synchronous_show(struct device *d, struct device_attribute *a,
+				char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(tb_dev(d)->synchronous));
+}
+
+static ssize_t synchronous_store(struct device *d, struct device_attribute *a,
+				 const char *buf, size_t count)
+{
+	u64 v;
+	int ret;
+
+	if (tb_parse_u64(buf, &v) || v > 1)
+		return -EINVAL;
+	ret = tierblk_set_synchronous(tb_dev(d), v);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(synchronous);
+
+/* ---- latency ---- */
+
+static const char * const tb_dist_names[] = {
+	[TB_DIST_FIXED]		= "fixed",
+	[TB_DIST_UNIFORM]	= "uniform",
+	[TB_DIST_NORMAL]	= "normal",
+	[TB_DIST_LOGNORMAL]	= "lognormal",
+};
+
+static ssize_t latency_show(struct device *d, struct device_attribute *a,
+			    char *buf)
+{
+	struct tierblk_cfg snap;
+	struct tierblk_lat lat;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	lat = snap.lat[tb_attr_op(a)];
+	if (lat.dist == TB_DIST_FIXED)
+		return sysfs_emit(buf, "fixed %llu\n", lat.p1);
+	return sysfs_emit(buf, "%s %llu %llu\n", tb_dist_names[lat.dist],
+			  lat.p1, lat.p2);
+}
+
+/*
+ * "N" or "fixed N", "uniform MIN MAX", "normal MEAN SD",
+ * "lognormal MEDIAN SIGMA_MILLI"; all times in ns.
+ */
+static int tb_parse_lat(const char *buf, struct tierblk_lat *lat)
+{
+	char tmp[96], *tok[TB_MAX_TOKENS];
+	u64 p[2] = { 0, 0 };
+	int n, i, dist = -1;
+
+	n = tb_split(buf, tmp, sizeof(tmp), tok, 3);
+	if (n <= 0)
+		return -EINVAL;
+	if (n == 1) {
+		dist = TB_DIST_FIXED;
+		if (tb_parse_u64(tok[0], &p[0]))
+			return -EINVAL;
+	} else {
+		dist = match_string(tb_dist_names, ARRAY_SIZE(tb_dist_names), tok[0]);
+		if (dist < 0 || n != (dist == TB_DIST_FIXED ? 2 : 3))
+			return -EINVAL;
+		for (i = 1; i < n; i++)
+			if (tb_parse_u64(tok[i], &p[i - 1]))
+				return -EINVAL;
+	}
+	if (p[0] > TB_MAX_DELAY_NS)
+		return -EINVAL;
+	switch (dist) {
+	case TB_DIST_UNIFORM:
+		if (p[1] < p[0] || p[1] > TB_MAX_DELAY_NS)
+			return -EINVAL;
+		break;
+	case TB_DIST_NORMAL:
+		if (p[1] > TB_MAX_DELAY_NS)
+			return -EINVAL;
+		break;
+	case TB_DIST_LOGNORMAL:
+		if (p[1] > TB_MAX_SIGMA_MILLI)
+			return -EINVAL;
+		break;
+	}
+	lat->dist = dist;
+	lat->p1 = p[0];
+	lat->p2 = p[1];
+	return 0;
+}
+
+static ssize_t latency_store(struct device *d, struct device_attribute *a,
+			     const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	struct tierblk_lat lat;
+
+	if (tb_parse_lat(buf, &lat))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->lat[tb_attr_op(a)] = lat;
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+
+TB_OP_ATTR(read_latency, latency, TB_OP_READ);
+TB_OP_ATTR(write_latency, latency, TB_OP_WRITE);
+TB_OP_ATTR(discard_latency, latency, TB_OP_DISCARD);
+TB_OP_ATTR(flush_latency, latency, TB_OP_FLUSH);
+
+/* ---- bandwidth, seed, spin threshold ---- */
+
+static ssize_t bandwidth_show(struct device *d, struct device_attribute *a,
+			      char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	return sysfs_emit(buf, "%llu\n", snap.bandwidth);
+}
+
+static ssize_t bandwidth_store(struct device *d, struct device_attribute *a,
+			       const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	u64 bw;
+
+	if (tierblk_parse_size(buf, &bw) || (bw && bw < TB_MIN_BANDWIDTH))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->bandwidth = bw;
+	atomic64_set(&dev->bw_next, 0);
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+static DEVICE_ATTR_RW(bandwidth);
+
+static ssize_t seed_show(struct device *d, struct device_attribute *a,
+			 char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	return sysfs_emit(buf, "%llu\n", snap.seed);
+}
+
+static ssize_t seed_store(struct device *d, struct device_attribute *a,
+			  const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	u64 seed;
+	int op;
+
+	if (tb_parse_u64(buf, &seed))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->seed = seed;
+	for (op = 0; op < TB_NR_OPS; op++)
+		atomic64_set(&dev->seq[op], 0);
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+static DEVICE_ATTR_RW(seed);
+
+static ssize_t spin_threshold_ns_show(struct device *d,
+				      struct device_attribute *a, char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	return sysfs_emit(buf, "%llu\n", snap.spin_ns);
+}
+
+static ssize_t spin_threshold_ns_store(struct device *d,
+				       struct device_attribute *a,
+				       const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	u64 v;
+
+	if (tb_parse_u64(buf, &v) || v > TB_MAX_SPIN_NS)
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->spin_ns = v;
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+static DEVICE_ATTR_RW(spin_threshold_ns);
+
+/* ---- error rate and every_nth ---- */
+
+static ssize_t error_rate_show(struct device *d, struct device_attribute *a,
+			       char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	return sysfs_emit(buf, "%u\n", snap.rate_ppm[tb_attr_op(a)]);
+}
+
+static ssize_t error_rate_store(struct device *d, struct device_attribute *a,
+				const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	u64 v;
+
+	if (tb_parse_u64(buf, &v) || v > TB_PPM)
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->rate_ppm[tb_attr_op(a)] = v;
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+
+TB_OP_ATTR(error_rate_read, error_rate, TB_OP_READ);
+TB_OP_ATTR(error_rate_write, error_rate, TB_OP_WRITE);
+TB_OP_ATTR(error_rate_discard, error_rate, TB_OP_DISCARD);
+TB_OP_ATTR(error_rate_flush, error_rate, TB_OP_FLUSH);
+
+static ssize_t every_nth_show(struct device *d, struct device_attribute *a,
+			      char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	return sysfs_emit(buf, "%llu\n", snap.every_nth[tb_attr_op(a)]);
+}
+
+static ssize_t every_nth_store(struct device *d, struct device_attribute *a,
+			       const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	enum tierblk_op op = tb_attr_op(a);
+	struct tierblk_cfg *cfg;
+	u64 v;
+
+	if (tb_parse_u64(buf, &v))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->every_nth[op] = v;
+	atomic64_set(&dev->nth[op], 0);
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+
+TB_OP_ATTR(every_nth_read, every_nth, TB_OP_READ);
+TB_OP_ATTR(every_nth_write, every_nth, TB_OP_WRITE);
+TB_OP_ATTR(every_nth_discard, every_nth, TB_OP_DISCARD);
+TB_OP_ATTR(every_nth_flush, every_nth, TB_OP_FLUSH);
+
+/* ---- error status ---- */
+
+static const struct {
+	const char *name;
+	blk_status_t status;
+} tb_status_names[] = {
+	{ "eio",	BLK_STS_IOERR },
+	{ "enospc",	BLK_STS_NOSPC },
+	{ "timeout",	BLK_STS_TIMEOUT },
+	{ "resource",	BLK_STS_RESOURCE },
+	{ "enomem",	BLK_STS_RESOURCE },
+	{ "medium",	BLK_STS_MEDIUM },
+};
+
+static ssize_t error_status_show(struct device *d, struct device_attribute *a,
+				 char *buf)
+{
+	struct tierblk_cfg snap;
+	blk_status_t status;
+	int i;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	status = snap.status;
+
+	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
+		if (tb_status_names[i].status == status)
+			return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
+	return sysfs_emit(buf, "%u\n", (__force unsigned int)status);
+}
+
+static ssize_t error_status_store(struct device *d, struct device_attribute *a,
+				  const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
+		if (sysfs_streq(buf, tb_status_names[i].name))
+			break;
+	if (i == ARRAY_SIZE(tb_status_names))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->status = tb_status_names[i].status;
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+static DEVICE_ATTR_RW(error_status);
+
+/* ---- bad sector ranges, one-shot, corruption ---- */
+
+static ssize_t badblocks_show(struct device *d, struct device_attribute *a,
+			      char *buf)
+{
+	return tierblk_bad_show(tb_dev(d), buf);
+}
+
+/*
+ * "+START-END [read|write|rw] [COUNT]" adds, "-START-END" clears, "clear"
+ * clears all.  Sectors are 512 bytes, END inclusive and below the capacity.
+ */
+static ssize_t badblocks_store(struct device *d, struct device_attribute *a,
+			       const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	u32 ops = BIT(TB_OP_READ) | BIT(TB_OP_WRITE);
+	char tmp[96], *tok[TB_MAX_TOKENS];
+	sector_t start, end;
+	u64 cnt = 0;
+	int n, i, ret;
+	bool add;
+
+	n = tb_split(buf, tmp, sizeof(tmp), tok, 3);
+	if (n <= 0)
+		return -EINVAL;
+	if (n == 1 && !strcmp(tok[0], "clear")) {
+		tierblk_bad_clear(dev);
+		return count;
+	}
+	if (tok[0][0] != '+' && tok[0][0] != '-')
+		return -EINVAL;
+	add = tok[0][0] == '+';
+	if (tb_parse_range(tok[0] + 1, &start, &end) ||
+	    end >= get_capacity(dev->disk))
+		return -EINVAL;
+	if (!add && n > 1)
+		return -EINVAL;
+	for (i = 1; i < n; i++) {
+		if (isdigit(tok[i][0])) {
+			if (i != n - 1 || tb_parse_u64(tok[i], &cnt) || cnt > U32_MAX)
+				return -EINVAL;
+		} else if (i == 1 && !strcmp(tok[i], "read")) {
+			ops = BIT(TB_OP_READ);
+		} else if (i == 1 && !strcmp(tok[i], "write")) {
+			ops = BIT(TB_OP_WRITE);
+		} else if (i == 1 && !strcmp(tok[i], "rw")) {
+			ops = BIT(TB_OP_READ) | BIT(TB_OP_WRITE);
+		} else {
+			return -EINVAL;
+		}
+	}
+	ret = tierblk_bad_update(dev, add, start, end, ops, cnt);
+	return ret ? ret : count;
+}
+static DEVICE_ATTR_RW(badblocks);
+
+static ssize_t one_shot_read_sector_show(struct device *d,
+					 struct device_attribute *a, char *buf)
+{
+	s64 s = atomic64_read(&tb_dev(d)->one_shot);
+
+	if (s < 0)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%lld\n", s);
+}
+
+static ssize_t one_shot_read_sector_store(struct device *d,
+					  struct device_attribute *a,
+					  const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	u64 s;
+
+	if (sysfs_streq(buf, "none")) {
+		atomic64_set(&dev->one_shot, -1);
+		return count;
+	}
+	if (tb_parse_u64(buf, &s) || s >= get_capacity(dev->disk))
+		return -EINVAL;
+	atomic64_set(&dev->one_shot, s);
+	return count;
+}
+static DEVICE_ATTR_RW(one_shot_read_sector);
+
+static ssize_t corrupt_show(struct device *d, struct device_attribute *a,
+			    char *buf)
+{
+	struct tierblk_cfg snap;
+
+	tb_cfg_snap(tb_dev(d), &snap);
+	if (!snap.corrupt)
+		return sysfs_emit(buf, "none\n");
+	return sysfs_emit(buf, "%llu-%llu\n",
+			  (unsigned long long)snap.corrupt_start,
+			  (unsigned long long)snap.corrupt_end);
+}
+
+static ssize_t corrupt_store(struct device *d, struct device_attribute *a,
+			     const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	char tmp[64], *tok[TB_MAX_TOKENS];
+	sector_t start = 0, end = 0;
+	struct tierblk_cfg *cfg;
+	bool on = true;
+	int n;
+
+	n = tb_split(buf, tmp, sizeof(tmp), tok, 1);
+	if (n != 1)
+		return -EINVAL;
+	if (!strcmp(tok[0], "none"))
+		on = false;
+	else if (tb_parse_range(tok[0], &start, &end) ||
+		 end >= get_capacity(dev->disk))
+		return -EINVAL;
+	cfg = tb_cfg_begin(dev);
+	if (!cfg)
+		return -ENOMEM;
+	cfg->corrupt = on;
+	cfg->corrupt_start = start;
+	cfg->corrupt_end = end;
+	tb_cfg_commit(dev, cfg);
+	return count;
+}
+static DEVICE_ATTR_RW(corrupt);
+
+/* ---- statistics ---- */
+
+static void tb_stats_sum(struct tierblk_dev *dev, struct tierblk_stats *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const u64 *src = (const u64 *)per_cpu_ptr(dev->stats, cpu);
+		u64 *dst = (u64 *)sum;
+
+		for (i = 0; i < sizeof(*sum) / sizeof(u64); i++)
+			dst[i] += READ_ONCE(src[i]);
+	}
+}
+
+static const char * const tb_op_names[TB_NR_OPS] = {
+	"read", "write", "discard", "flush",
+};
+
+static const char * const tb_src_names[TB_NR_SRC] = {
+	"badblock", "rate", "every_nth", "one_shot",
+};
+
+static ssize_t stats_show(struct device *d, struct device_attribute *a,
+			  char *buf)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_stats *s;
+	ssize_t len = 0;
+	int i;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	tb_stats_sum(dev, s);
+	len += sysfs_emit_at(buf, len, "reads %llu\nwrites %llu\n",
+			     s->ops[TB_OP_READ], s->ops[TB_OP_WRITE]);
+	len += sysfs_emit_at(buf, len, "discards %llu\nflushes %llu\n",
+			     s->ops[TB_OP_DISCARD], s->ops[TB_OP_FLUSH]);
+	len += sysfs_emit_at(buf, len, "read_bytes %llu\nwrite_bytes %llu\n",
+			     s->bytes[TB_OP_READ], s->bytes[TB_OP_WRITE]);
+	len += sysfs_emit_at(buf, len, "discard_bytes %llu\n",
+			     s->bytes[TB_OP_DISCARD]);
+	for (i = 0; i < TB_NR_OPS; i++)
+		len += sysfs_emit_at(buf, len, "errors_%s %llu\n",
+				     tb_op_names[i], s->errors[i]);
+	for (i = 0; i < TB_NR_SRC; i++)
+		len += sysfs_emit_at(buf, len, "errors_%s %llu\n",
+				     tb_src_names[i], s->err_src[i]);
+	len += sysfs_emit_at(buf, len, "corrupted_sectors %llu\n", s->corrupted);
+	len += sysfs_emit_at(buf, len, "slot_free_notify %llu\n", s->slot_free);
+	len += sysfs_emit_at(buf, len, "alloc_failures %llu\n", s->alloc_fail);
+	len += sysfs_emit_at(buf, len, "delayed_ops %llu\ndelay_total_ns %llu\n",
+			     s->delayed, s->delay_ns);
+	len += sysfs_emit_at(buf, len, "pages %ld\n",
+			     atomic_long_read(&dev->nr_pages));
+	kfree(s);
+	return len;
+}
+static DEVICE_ATTR_RO(stats);
+
+/* Non-empty buckets: "LOW-HIGH COUNT", ns, HIGH inclusive. */
+static ssize_t delay_histogram_show(struct device *d,
+				    struct device_attribute *a, char *buf)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_stats *s;
+	ssize_t len = 0;
+	int i;
+
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	tb_stats_sum(dev, s);
+	for (i = 0; i < TB_HIST_BUCKETS; i++) {
+		if (!s->hist[i])
+			continue;
+		if (i == TB_HIST_BUCKETS - 1)
+			len += sysfs_emit_at(buf, len, "%llu-inf %llu\n",
+					     1ULL << i, s->hist[i]);
+		else
+			len += sysfs_emit_at(buf, len, "%llu-%llu %llu\n",
+					     1ULL << i, (2ULL << i) - 1,
+					     s->hist[i]);
+	}
+	kfree(s);
+	return len;
+}
+static DEVICE_ATTR_RO(delay_histogram);
+
+static ssize_t reset_stats_store(struct device *d, struct device_attribute *a,
+				 const char *buf, size_t count)
+{
+	struct tierblk_dev *dev = tb_dev(d);
+	int cpu;
+
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(dev->stats, cpu), 0, sizeof(struct tierblk_stats));
+	return count;
+}
+static DEVICE_ATTR_WO(reset_stats);
+
+static struct attribute *tierblk_attrs[] = {
+	&dev_attr_disksize.attr,
+	&dev_attr_synchronous.attr,
+	&tb_attr_read_latency.attr.attr,
+	&tb_attr_write_latency.attr.attr,
+	&tb_attr_discard_latency.attr.attr,
+	&tb_attr_flush_latency.attr.attr,
+	&dev_attr_bandwidth.attr,
+	&dev_attr_seed.attr,
+	&dev_attr_spin_threshold_ns.attr,
+	&tb_attr_error_rate_read.attr.attr,
+	&tb_attr_error_rate_write.attr.attr,
+	&tb_attr_error_rate_discard.attr.attr,
+	&tb_attr_error_rate_flush.attr.attr,
+	&tb_attr_every_nth_read.attr.attr,
+	&tb_attr_every_nth_write.attr.attr,
+	&tb_attr_every_nth_discard.attr.attr,
+	&tb_attr_every_nth_flush.attr.attr,
+	&dev_attr_error_status.attr,
+	&dev_attr_badblocks.attr,
+	&dev_attr_one_shot_read_sector.attr,
+	&dev_attr_corrupt.attr,
+	&dev_attr_stats.attr,
+	&dev_attr_delay_histogram.attr,
+	&dev_attr_reset_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group tierblk_group = {
+	.name	= TIERBLK_NAME,
+	.attrs	= tierblk_attrs,
+};
+
+const struct attribute_group *tierblk_disk_groups[] = {
+	&tierblk_group,
+	NULL,
+};
