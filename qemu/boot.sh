@@ -1,7 +1,7 @@
 #!/bin/bash
 # Boot the guest: boot.sh MODE KERNEL_TAG [NAME...]
 #   MODE  test | bench | run | shell
-#   NAME  tests (qemu/tests/NAME.sh) or guest benches (qemu/bench/guest/NAME.sh)
+#   NAME  tests (qemu/tests/NAME.sh) or guest benches (qemu/bench/NAME.sh)
 # Logs go to build/logs/<time>-<tag>-<mode>/{console.log,results.log}; the
 # directory is printed on stdout (modes test and bench). The guest is killed
 # at a deadline: the sum of the tests' timeouts plus boot time.
@@ -25,7 +25,7 @@ command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64: apt
 
 case "$mode" in
 test) dir=$top/qemu/tests default_to=120 ;;
-bench) dir=$top/qemu/bench/guest default_to=1800 ;;
+bench) dir=$top/qemu/bench default_to=1800 ;;
 run) dir= default_to=900 ;;
 shell) dir= default_to=0 ;;
 *) die "unknown mode '$mode' (test, bench, run, shell)" ;;

@@ -55,7 +55,9 @@ cp "$top/qemu/guest/lib.sh" "$root/usr/lib/tierswap/"
 cp "$top"/qemu/guest/lib/*.sh "$root/usr/lib/tierswap/lib/"
 cp "$top/qemu/guest/demo.sh" "$root/usr/lib/tierswap/" 2>/dev/null || true
 for t in "$top"/qemu/tests/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/tests/"; done
-for t in "$top"/qemu/bench/guest/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/bench/"; done
+for t in "$top"/qemu/bench/*.sh; do
+	[ -f "$t" ] && grep -q '^# where: guest' "$t" && install -m 755 "$t" "$root/bench/"
+done
 for j in "$top"/workloads/fio/*.fio; do [ -f "$j" ] && cp "$j" "$root/usr/share/tierswap/fio/"; done
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"

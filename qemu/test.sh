@@ -17,21 +17,28 @@ add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
 
 mkdir -p "$top/build/logs"
 
+# host_suite NAME CMD...: run a host-side TAP producer and judge it.
+host_suite() {
+	local name=$1 log=$top/build/logs/host-$1.tap rc out p f s verdict why
+	shift
+	echo "== host: $name"
+	"$@" > "$log" 2> "$log.stderr"
+	rc=$?
+	out=$(awk -v name="host/$name" -v rc="$rc" -v extra="" -f "$top/qemu/tap-verdict.awk" < "$log")
+	read -r _ _ p f s verdict why < <(echo "$out" | tail -n 1)
+	printf '%s host/%s (%d passed, %d failed, %d skipped)%s\n' "$verdict" "$name" "$p" "$f" "$s" "${why:+: $why}"
+	if [ "$verdict" != PASS ]; then
+		echo "$out" | sed '$d'
+		sed 's/^/    stderr: /' "$log.stderr" | tail -n 30
+	fi
+	add "$p" "$f" "$s"
+}
+
 if [ -z "$only" ]; then
+	host_suite frame "$top/qemu/selftest.sh"
 	for comp in $(cat "$top/qemu/components"); do
 		[ -f "$top/$comp/Makefile" ] || continue
-		log=$top/build/logs/host-$(basename "$comp").tap
-		echo "== host: $comp"
-		make -s -C "$top/$comp" check O="$top/build/host/$(basename "$comp")" > "$log" 2> "$log.stderr"
-		rc=$?
-		out=$(awk -v name="host/$comp" -v rc="$rc" -v extra="" -f "$top/qemu/tap-verdict.awk" < "$log")
-		read -r _ _ p f s verdict why < <(echo "$out" | tail -n 1)
-		printf '%s host/%s (%d passed, %d failed, %d skipped)%s\n' "$verdict" "$comp" "$p" "$f" "$s" "${why:+: $why}"
-		if [ "$verdict" != PASS ]; then
-			echo "$out" | sed '$d'
-			sed 's/^/    stderr: /' "$log.stderr" | tail -n 30
-		fi
-		add "$p" "$f" "$s"
+		host_suite "$(basename "$comp")" make -s -C "$top/$comp" check O="$top/build/host/$(basename "$comp")"
 	done
 fi
 

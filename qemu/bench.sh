@@ -1,0 +1,58 @@
+#!/bin/bash
+# make bench: every benchmark in qemu/bench/, in one run.
+#   - "# where: host" scripts run here once and print their own tables;
+#   - "# where: guest" scripts run in one boot of each release kernel, base
+#     then patched. Their plain output is shown per kernel (comparisons inside
+#     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
+#     are collected into one A/B table: base, patched, ratio.
+# B="a b" runs only those benchmarks. Results: build/logs/bench-<time>/.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/logs/bench-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+export GUEST_MEM=${GUEST_MEM:-4G}
+
+host= guest=
+for f in "$top"/qemu/bench/*.sh; do
+	[ -f "$f" ] || continue
+	n=$(basename "$f" .sh)
+	[ -n "${B:-}" ] && ! echo " $B " | grep -q " $n " && continue
+	case $(sed -n 's/^# where: *//p' "$f" | head -n 1) in
+	host) host="$host $n" ;;
+	guest) guest="$guest $n" ;;
+	*) echo "bench: $f has no '# where: host|guest' line" >&2; exit 2 ;;
+	esac
+done
+
+for n in $host; do
+	echo "== host bench: $n"
+	"$top/qemu/bench/$n.sh" 2>&1 | tee "$out/host-$n.txt"
+done
+
+if [ -n "$guest" ]; then
+	for k in base-release patched-release; do
+		echo "== guest benches on $k:$guest"
+		logs=$("$top/qemu/boot.sh" bench "$k" $guest)
+		tr -d '\r' < "$logs/results.log" > "$out/$k.txt"
+		grep -v -e '^BENCH ' -e '^### guest' "$out/$k.txt" | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
+	done
+	echo
+	echo "== A/B: base vs patched (release kernels, same benchmark, one run)"
+	awk '
+		FNR == 1 { k = (FILENAME ~ /base-release/) ? "base" : "patched" }
+		$1 == "BENCH" { v[$2, k] = $3; unit[$2] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+		END {
+			printf "%-44s %12s %12s %8s  %s\n", "metric", "base", "patched", "ratio", "unit"
+			for (i = 1; i <= n; i++) {
+				m = order[i]; b = v[m, "base"]; p = v[m, "patched"]
+				r = "-"
+				# ratio > 1 means patched is better: time units invert.
+				if (b != "" && p != "" && b + 0 > 0 && p + 0 > 0)
+					r = sprintf("%.3f", (unit[m] ~ /^(ns|us|ms|s)$/) ? b / p : p / b)
+				printf "%-44s %12s %12s %8s  %s\n", m, b, p, r, unit[m]
+			}
+			print "(ratio > 1: patched better; times as base/patched, rates as patched/base)"
+		}' "$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
+fi
+echo "reproduce: make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"
