@@ -1,0 +1,84 @@
+#include "pattern.h"
+
+uint64_t ts_mix64(uint64_t x)
+{
+	/* splitmix64 finaliser */
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static uint64_t pattern_base(uint64_t seed, uint64_t page_index, uint32_t gen)
+{
+	return ts_mix64(ts_mix64(seed ^ 0x5157a9e5ull) ^ ts_mix64(page_index) ^
+			((uint64_t)gen << 17));
+}
+
+static uint64_t word0(uint64_t page_index)
+{
+	return TS_PAT_MAGIC | (page_index & TS_PAT_INDEX_MASK);
+}
+
+static uint64_t word1(uint64_t seed, uint32_t gen)
+{
+	return ((uint64_t)gen << 32) | (seed & 0xffffffffull);
+}
+
+uint64_t ts_pattern_word(uint64_t seed, uint64_t page_index, uint32_t gen, size_t word)
+{
+	if (word == 0)
+		return word0(page_index);
+	if (word == 1)
+		return word1(seed, gen);
+	return pattern_base(seed, page_index, gen) + (uint64_t)word * TS_PAT_STEP;
+}
+
+void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen)
+{
+	uint64_t *w = page;
+	uint64_t base = pattern_base(seed, page_index, gen);
+
+	w[0] = word0(page_index);
+	w[1] = word1(seed, gen);
+	for (size_t i = 2; i < TS_PAT_WORDS; i++)
+		w[i] = base + (uint64_t)i * TS_PAT_STEP;
+}
+
+int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
+		      uint32_t gen, struct ts_mismatch *m)
+{
+	const volatile uint64_t *w = page;
+	uint64_t base = pattern_base(seed, page_index, gen);
+	uint64_t diff = (w[0] ^ word0(page_index)) | (w[1] ^ word1(seed, gen));
+	size_t i;
+
+	/* Fast path: accumulate differences, locate only on failure. */
+	for (i = 2; i < TS_PAT_WORDS; i++)
+		diff |= w[i] ^ (base + (uint64_t)i * TS_PAT_STEP);
+	if (!diff)
+		return 0;
+	if (!m)
+		return 1;
+
+	for (i = 0; i < TS_PAT_WORDS; i++) {
+		uint64_t exp = ts_pattern_word(seed, page_index, gen, i);
+		if (w[i] != exp) {
+			m->offset = i * sizeof(uint64_t);
+			m->expected = exp;
+			m->found = w[i];
+			break;
+		}
+	}
+	m->found_has_magic = (w[0] & ~TS_PAT_INDEX_MASK) == TS_PAT_MAGIC;
+	m->found_page = w[0] & TS_PAT_INDEX_MASK;
+	m->found_gen = (uint32_t)(w[1] >> 32);
+	m->found_zero = 1;
+	for (i = 0; i < TS_PAT_WORDS; i++) {
+		if (w[i]) {
+			m->found_zero = 0;
+			break;
+		}
+	}
+	return 1;
+}

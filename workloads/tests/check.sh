@@ -1,0 +1,162 @@
+#!/bin/sh
+# Host-side checks of the workloads: the C unit tests ($UNIT) and
+# end-to-end runs of the programs in $BIN that need neither swap nor root
+# (--pageout none; shmem truncation stands in for a failing device).
+# Prints one TAP stream (plan at the end); exits 1 on any failure.
+set -u
+: "${BIN:?BIN=<dir with swapstress and usemem>}"
+: "${UNIT:?UNIT=<unit test binary>}"
+SS=$BIN/swapstress
+UM=$BIN/usemem
+T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+n=0
+failed=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
+check() { # check "what" command...   (pass when the command succeeds)
+	what=$1; shift
+	if "$@"; then ok "$what"; else notok "$what"; fi
+}
+kv() { # kv file key -> value of the first key=value line
+	sed -n "s/^$2=//p" "$1" | head -n 1
+}
+# run: run "$@", stdout -> $T/out, stderr -> $T/err, exit code -> $rc
+run() {
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+}
+dump() { sed 's/^/#   /' "$T/out" "$T/err" | head -n 80; }
+
+# ---- C unit tests, renumbered into this stream
+"$UNIT" >"$T/unit" 2>&1
+urc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"not ok - "*) notok "${line#not ok - }" ;;
+	*) echo "$line" ;;
+	esac
+done <"$T/unit"
+[ $urc -eq 0 ] || grep -q "^not ok" "$T/unit" || notok "unit test binary exited $urc"
+
+# ---- swapstress command line
+for p in "$SS" "$UM"; do
+	run "$p" --help
+	check "$(basename "$p") --help exits 0 with usage" \
+		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
+done
+for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b"; do
+	# shellcheck disable=SC2086
+	run "$SS" $args
+	check "swapstress $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+for args in "-n 2" "-P 1G" "1Q" "--bogus 1G"; do
+	# shellcheck disable=SC2086
+	run "$UM" $args
+	check "usemem $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ]' $rc "$T/err"
+done
+
+# ---- clean runs
+for args in "--mem anon --pattern seq" \
+	"--mem anon --pattern random --passes 2 --thp always" \
+	"--mem anon --pattern zipf --procs 2 --threads 2 --thp never" \
+	"--mem shmem --access mmap --pattern random --procs 3" \
+	"--mem shmem --access read --pattern zipf --threads 3 --write-pct 100"; do
+	# shellcheck disable=SC2086
+	run "$SS" --size 4M --pageout none $args
+	if [ $rc -eq 0 ] && [ "$(kv "$T/out" corrupt)" = 0 ] && [ "$(kv "$T/out" result)" = pass ] &&
+		[ "$(kv "$T/out" pages_verified)" -ge 1024 ] && [ -n "$(kv "$T/out" p99_us)" ]; then
+		ok "swapstress $args: clean run verifies every page"
+	else
+		notok "swapstress $args: clean run verifies every page (rc=$rc)"
+		dump
+	fi
+done
+
+run "$SS" --size 4M --pageout none --mode swapin-timer --mem shmem
+check "swapstress swapin-timer (no pageout) reports swapin_ms and verifies" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^swapin_ms=" "$1" && grep -q "^pages_verified=1024$" "$1"' $rc "$T/out"
+
+run "$SS" --size 2M --pageout none --json --pattern random
+check "swapstress --json prints one parseable JSON object" \
+	sh -c '[ $0 -eq 0 ] && [ $(wc -l <"$1") -eq 1 ] && grep -q "\"corrupt\":0," "$1" &&
+	       { ! command -v python3 >/dev/null || python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1"; }' \
+	$rc "$T/out"
+
+# ---- a deliberately corrupted page is reported with the right address
+run "$SS" --size 4M --pageout none --mem anon --inject-corrupt 300 --pagemap "$T/pm"
+line=$(grep "^# CORRUPT" "$T/out" | head -n 1)
+paddr=$(echo "$line" | sed -n 's/.* page_addr=\(0x[0-9a-f]*\).*/\1/p')
+addr=$(echo "$line" | sed -n 's/.* addr=\(0x[0-9a-f]*\).*/\1/p')
+if [ $rc -eq 1 ] && [ "$(kv "$T/out" corrupt)" = 1 ] && [ "$(kv "$T/out" corrupt_pages)" = 300 ] &&
+	[ "$(kv "$T/out" first_corrupt_addr)" = "$addr" ] && [ -n "$paddr" ] &&
+	[ $((addr - paddr)) -eq 96 ] && [ $((paddr % 4096)) -eq 0 ] &&
+	echo "$line" | grep -q "found_page=300 "; then
+	ok "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1"
+else
+	notok "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1 (rc=$rc)"
+	dump
+fi
+check "--pagemap writes one line per page ('- -' when not swapped)" \
+	sh -c '[ $(wc -l <"$0") -eq 1024 ] && [ "$(sed -n 301p "$0")" = "300 - -" ]' "$T/pm"
+
+run "$SS" --size 4M --pageout none --mem shmem --access read --procs 2 --inject-corrupt 700
+line=$(grep "^# CORRUPT" "$T/out" | head -n 1)
+# page 700 is page 188 of the second process's memfd: offset 188*4096+96
+check "shmem read: corrupted page reported with its memfd offset" \
+	sh -c '[ $0 -eq 1 ] && echo "$1" | grep -q "page=700 file_offset=0xbc000 addr=0xbc060 "' $rc "$line"
+
+run "$SS" --size 4M --pageout none --mem shmem --inject-corrupt 5 --pattern zipf --passes 3
+check "shmem mmap, zipf: the corrupted page is still found (final sweep)" \
+	sh -c '[ $0 -eq 1 ] && grep -q "^corrupt_pages=5$" "$1"' $rc "$T/out"
+
+# ---- SIGBUS / EIO recording (truncated memfd stands in for a failing device)
+run "$SS" --size 4M --pageout none --mem shmem --procs 2 --inject-truncate 1020 --expect-sigbus
+check "--expect-sigbus: SIGBUS pages recorded, run continues, exit 0" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^sigbus=4$" "$1" && grep -q "^sigbus_pages=1020,1021,1022,1023$" "$1" &&
+	       grep -q "^pages_verified=1020$" "$1" && grep -q "^# SIGBUS page=1020 page_addr=0x[0-9a-f]* si_addr=0x" "$1"' \
+	$rc "$T/out"
+run "$SS" --size 4M --pageout none --mem shmem --inject-truncate 1022 --threads 2 --write-pct 100
+check "SIGBUS without --expect-sigbus fails the run (exit 1)" \
+	sh -c '[ $0 -eq 1 ] && grep -q "^sigbus_pages=1022,1023$" "$1"' $rc "$T/out"
+run "$SS" --size 4M --pageout none --mem shmem --access read --inject-truncate 1021 --expect-sigbus
+check "--access read: failing preads recorded as eio_pages" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^eio_pages=1021,1022,1023$" "$1" && grep -q "^sigbus=0$" "$1"' $rc "$T/out"
+
+# ---- --stop-after-pageout: stops itself, continues on SIGCONT
+"$SS" --size 4M --pageout none --stop-after-pageout >"$T/out" 2>"$T/err" &
+pid=$!
+stopped=0
+i=0
+while [ $i -lt 100 ]; do
+	if grep -q '^State:.*T' /proc/$pid/status 2>/dev/null; then stopped=1; break; fi
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -CONT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "--stop-after-pageout: process stops, resumes on SIGCONT, passes" \
+	sh -c '[ $0 -eq 1 ] && [ $1 -eq 0 ] && grep -q "^# stopping after pageout: pid=" "$2"' $stopped $rc "$T/out"
+
+# ---- usemem
+run "$UM" --init-time -O -y -x -n 2 4M
+check "usemem -O -y -x -n 2: upstream lines and key=value summary" \
+	sh -c '[ $0 -eq 0 ] && [ $(grep -c "bytes / [0-9]* usecs = [0-9]* KB/s$" "$1") -eq 2 ] &&
+	       [ $(grep -c "usecs to free memory$" "$1") -eq 2 ] && grep -q "^the initialization time is" "$1" &&
+	       grep -q "^throughput_sum_kbps=[1-9]" "$1" && grep -q "^free_latency_max_us=" "$1" &&
+	       grep -q "^result=pass$" "$1"' $rc "$T/out"
+run "$UM" -n 2 -t 2 -r 2 -Z 2M
+check "usemem threads, repeat and read-again verify the data" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^usemem_done=4$" "$1" && grep -q "^corrupt=0$" "$1" &&
+	       [ $(grep -c "^read again " "$1") -eq 4 ]' $rc "$T/out"
+run "$UM" -R -O --punch-holes 1M
+check "usemem random access and punch holes" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^punch holes done$" "$1"' $rc "$T/out"
+
+echo "1..$n"
+exit $failed
