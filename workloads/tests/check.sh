@@ -158,5 +158,25 @@ run "$UM" -R -O --punch-holes 1M
 check "usemem random access and punch holes" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^punch holes done$" "$1"' $rc "$T/out"
 
+# ---- fio job files (host: a temporary file stands in for the device)
+JOBS=$(dirname "$0")/../fio
+if command -v fio >/dev/null; then
+	truncate -s 16M "$T/dev.img"
+	for j in "$JOBS"/*.fio; do
+		check "fio job $(basename "$j") parses with DEV set" \
+			sh -c 'DEV="$1" fio --parse-only "$0" >/dev/null 2>&1' "$j" "$T/dev.img"
+	done
+	check "fio job without DEV fails (the device is never implicit)" \
+		sh -c '! env -u DEV fio --parse-only "$0" >/dev/null 2>&1' "$JOBS/randread-4k-psync.fio"
+	DEV=$T/dev.img fio "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
+	rc=$?
+	printf 'XXXX' | dd of="$T/dev.img" bs=1 seek=$((4096 * 3 + 100)) conv=notrunc 2>/dev/null
+	DEV=$T/dev.img fio --verify_only "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
+	check "verify-4k-psync writes and verifies, then catches a corrupted block" \
+		sh -c '[ $0 -eq 0 ] && grep -q "verify failed at file .* offset 12288" "$1"' $rc "$T/out"
+else
+	ok "fio job files # SKIP fio not installed"
+fi
+
 echo "1..$n"
 exit $failed

@@ -1,0 +1,214 @@
+# Guest helpers for memory-pressure tests (workloads/, docs/workloads.md).
+#
+#   zram_swap_up SIZE [PRIO] [ALGO]  a zram device as swap; prints /dev/zramN
+#   zram_swap_down [DEV]             swapoff and reset DEV (default: every zram swap)
+#   zram_dev_up SIZE                 a zram block device (not swap); prints /dev/zramN
+#   zram_dev_down DEV                reset (and hot-remove) a zram device
+#   swap_all_off                     swapoff everything in /proc/swaps
+#   swap_used_kb [DEV]               KiB of swap in use (on DEV, or in total)
+#   vmstat_get KEY                   one counter from /proc/vmstat (0 if absent)
+#   kv_get FILE KEY                  value of KEY in key=value output (swapstress, usemem)
+#   memcg_create NAME MAX [SWAPMAX]  /sys/fs/cgroup/NAME with memory.max (and swap.max)
+#   memcg_destroy NAME               move its tasks to the root, rmdir
+#   memcg_stat NAME KEY              one key of NAME's memory.stat
+#   memcg_cleanup [PREFIX]           remove leftover groups (default swapstress-*)
+#   wait_stopped PID [SECONDS]       wait until PID is stopped (SIGSTOP), default 60 s
+#   thp_set SIZE MODE                anon THP: SIZE pmd or e.g. 64kB; MODE always|madvise|never|inherit
+#   shmem_thp_set SIZE MODE          shmem THP for memfd/tmpfs: SIZE pmd or 64kB...;
+#                                    MODE always|within_size|advise|never|deny|force|inherit
+#   thp_reset                        boot defaults: pmd madvise, mTHP never/inherit, shmem never
+#   fio_job NAME [RUNTIME]           path of workloads/fio/NAME.fio; with RUNTIME a copy
+#                                    with runtime=RUNTIME and no ramp (for short guest runs)
+
+CGROOT=${CGROOT:-/sys/fs/cgroup}
+FIO_JOBS=${FIO_JOBS:-/usr/share/tierswap/fio}
+
+# _zram_get: print the name (zramN) of a zram device with disksize 0.
+_zram_get() {
+	local d id
+	for d in /sys/block/zram*; do
+		[ -e "$d/disksize" ] || continue
+		if [ "$(cat "$d/disksize")" = 0 ]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+	[ -r /sys/class/zram-control/hot_add ] || return 1
+	id=$(cat /sys/class/zram-control/hot_add) || return 1
+	echo "zram$id"
+}
+
+zram_dev_up() {
+	local z
+	z=$(_zram_get) || { echo "zram_dev_up: no free zram device" >&2; return 1; }
+	echo "$1" > "/sys/block/$z/disksize" || return 1
+	echo "/dev/$z"
+}
+
+zram_swap_up() {
+	local size=$1 prio=${2:-} algo=${3:-} z
+	z=$(_zram_get) || { echo "zram_swap_up: no free zram device" >&2; return 1; }
+	if [ -n "$algo" ]; then
+		echo "$algo" > "/sys/block/$z/comp_algorithm" || return 1
+	fi
+	echo "$size" > "/sys/block/$z/disksize" || return 1
+	mkswap "/dev/$z" >/dev/null || return 1
+	if [ -n "$prio" ]; then
+		swapon -p "$prio" "/dev/$z" || return 1
+	else
+		swapon "/dev/$z" || return 1
+	fi
+	echo "/dev/$z"
+}
+
+zram_dev_down() {
+	local z=${1#/dev/} id
+	[ -e "/sys/block/$z/reset" ] || return 0
+	grep -q "^/dev/$z " /proc/swaps && swapoff "/dev/$z"
+	echo 1 > "/sys/block/$z/reset" || return 1
+	id=${z#zram}
+	if [ "$id" != 0 ] && [ -w /sys/class/zram-control/hot_remove ]; then
+		echo "$id" > /sys/class/zram-control/hot_remove 2>/dev/null
+	fi
+	return 0
+}
+
+zram_swap_down() {
+	local d rc=0
+	if [ -n "${1:-}" ]; then
+		zram_dev_down "$1"
+		return
+	fi
+	for d in $(awk '$1 ~ /^\/dev\/zram/ { print $1 }' /proc/swaps); do
+		zram_dev_down "$d" || rc=1
+	done
+	return $rc
+}
+
+swap_all_off() {
+	local d rc=0
+	for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
+		swapoff "$d" || rc=1
+	done
+	return $rc
+}
+
+swap_used_kb() {
+	if [ -n "${1:-}" ]; then
+		awk -v d="$1" '$1 == d { print $4; f = 1 } END { if (!f) print 0 }' /proc/swaps
+	else
+		awk 'NR > 1 { s += $4 } END { print s + 0 }' /proc/swaps
+	fi
+}
+
+vmstat_get() {
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' /proc/vmstat
+}
+
+kv_get() {
+	sed -n "s/^$2=//p" "$1" | head -n 1
+}
+
+memcg_create() {
+	local cg="$CGROOT/$1"
+	mkdir "$cg" || return 1
+	echo "$2" > "$cg/memory.max" || { rmdir "$cg"; return 1; }
+	if [ -n "${3:-}" ]; then
+		echo "$3" > "$cg/memory.swap.max" || { rmdir "$cg"; return 1; }
+	fi
+}
+
+memcg_destroy() {
+	local cg="$CGROOT/$1" p i=0
+	[ -d "$cg" ] || return 0
+	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do
+		echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null
+	done
+	while ! rmdir "$cg" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 50 ] && { echo "memcg_destroy: rmdir $cg failed" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+memcg_stat() {
+	awk -v k="$2" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }' "$CGROOT/$1/memory.stat"
+}
+
+memcg_cleanup() {
+	local d rc=0
+	for d in "$CGROOT"/${1:-swapstress-}*; do
+		[ -d "$d" ] || continue
+		memcg_destroy "${d#$CGROOT/}" || rc=1
+	done
+	return $rc
+}
+
+wait_stopped() {
+	local pid=$1 n=$(( ${2:-60} * 10 )) i=0
+	while [ $i -lt $n ]; do
+		grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null && return 0
+		[ -d "/proc/$pid" ] || return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+_thp_file() { # _thp_file SIZE FILE
+	if [ "$1" = pmd ]; then
+		echo "/sys/kernel/mm/transparent_hugepage/$2"
+	else
+		echo "/sys/kernel/mm/transparent_hugepage/hugepages-$1/$2"
+	fi
+}
+
+thp_set() {
+	local f
+	if [ "$1" = pmd ]; then
+		# PMD size: the global knob (hugepages-2048kB inherits it by default)
+		f=/sys/kernel/mm/transparent_hugepage/enabled
+	else
+		f=$(_thp_file "$1" enabled)
+	fi
+	echo "$2" > "$f"
+}
+
+shmem_thp_set() {
+	local f
+	if [ "$1" = pmd ]; then
+		f=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+	else
+		f=$(_thp_file "$1" shmem_enabled)
+	fi
+	echo "$2" > "$f"
+}
+
+thp_reset() {
+	local d
+	echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
+	echo never > /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null
+	for d in /sys/kernel/mm/transparent_hugepage/hugepages-*; do
+		[ -d "$d" ] || continue
+		if [ "$d" = /sys/kernel/mm/transparent_hugepage/hugepages-2048kB ]; then
+			echo inherit > "$d/enabled" 2>/dev/null
+			echo inherit > "$d/shmem_enabled" 2>/dev/null
+		else
+			echo never > "$d/enabled" 2>/dev/null
+			echo never > "$d/shmem_enabled" 2>/dev/null
+		fi
+	done
+	return 0
+}
+
+fio_job() {
+	local src="$FIO_JOBS/$1.fio" dst
+	[ -r "$src" ] || { echo "fio_job: no $src" >&2; return 1; }
+	if [ -z "${2:-}" ]; then
+		echo "$src"
+		return 0
+	fi
+	dst=/tmp/fio-$1-$2.fio
+	sed -e "s/^runtime=.*/runtime=$2/" -e 's/^ramp_time=.*/ramp_time=0/' "$src" > "$dst" || return 1
+	echo "$dst"
+}

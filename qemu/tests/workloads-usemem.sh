@@ -1,0 +1,35 @@
+#!/bin/sh
+# timeout: 600
+# usemem (vm-scalability compatible) under swap pressure: the cover-letter
+# shape "usemem --init-time -O -y -x -n N SIZE" inside a memcg smaller than
+# the total, on zram swap; upstream-format lines plus the key=value summary.
+. /usr/lib/tierswap/lib.sh
+
+OUT=/tmp/usemem.out
+CG=usemem-test
+cleanup() {
+	memcg_destroy $CG
+	zram_swap_down
+}
+
+plan 5
+trap cleanup EXIT
+zram_swap_down 2>/dev/null
+ZRAM=$(zram_swap_up 128M) || bail "zram swap failed"
+memcg_create $CG 24M || bail "memcg failed"
+
+# run usemem inside the memcg (a subshell moves itself there first)
+(echo 0 > $CGROOT/$CG/cgroup.procs && exec usemem --init-time -O -y -x -n 2 24M) >"$OUT" 2>&1
+rc=$?
+check_eq "usemem -O -y -x -n 2 24M in a 24M memcg exits 0" 0 $rc
+check "two throughput and two free-latency lines in upstream format" sh -c \
+	"[ \$(grep -c 'bytes / [0-9]* usecs = [0-9]* KB/s\$' $OUT) -eq 2 ] && [ \$(grep -c 'usecs to free memory\$' $OUT) -eq 2 ]"
+check "memcg pressure swapped out (pswpout > 0)" test "$(kv_get $OUT pswpout)" -gt 0
+diag "$(grep -E '^(throughput_sum_kbps|free_latency_mean_us|free_latency_max_us|pswpin|pswpout)=' $OUT | tr '\n' ' ')"
+
+(echo 0 > $CGROOT/$CG/cgroup.procs && exec usemem -O -n 1 -t 2 -r 2 -Z 16M) >"$OUT" 2>&1
+rc=$?
+check "threads, repeat and read-again verify data through swap (corrupt=0)" \
+	sh -c "[ $rc -eq 0 ] && grep -q '^corrupt=0\$' $OUT && grep -q '^usemem_done=2\$' $OUT"
+check "read-again swapped pages back in (pswpin > 0)" test "$(kv_get $OUT pswpin)" -gt 0
+tap_status
