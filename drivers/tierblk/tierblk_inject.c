@@ -286,15 +286,15 @@ void tierblk_account_delay(struct tierblk_dev *dev, u64 delay_ns)
 /*
  * Add [start, end] (failing @ops @count times) or clear it.  Adding first
  * clears the span, so ranges never overlap.  A range cut in two by a clear
- * leaves two ranges that each keep the remaining count.
+ * leaves two ranges that each keep the remaining count.  An update that
+ * would leave more than TB_MAX_BAD ranges fails with -ENOSPC.
  */
 int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 		       sector_t end, u32 ops, u32 count)
 {
 	struct tierblk_bad *nb = NULL, *split, *b, *tmp;
 	LIST_HEAD(freelist);
-	unsigned int nr;
-	int ret = 0;
+	int nr, ret = 0;
 
 	split = kzalloc(sizeof(*split), GFP_KERNEL);
 	if (add)
@@ -305,8 +305,15 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 	}
 
 	spin_lock_irq(&dev->bad_lock);
-	nr = dev->nr_bad;
-	if (add && nr + 2 > TB_MAX_BAD) {
+	/* first pass: the number of ranges after the update */
+	nr = dev->nr_bad + add;
+	list_for_each_entry(b, &dev->bad_list, node) {
+		if (b->start < start && b->end > end)
+			nr++;
+		else if (b->start >= start && b->end <= end)
+			nr--;
+	}
+	if (nr > TB_MAX_BAD) {
 		spin_unlock_irq(&dev->bad_lock);
 		ret = -ENOSPC;
 		goto out;
@@ -319,7 +326,6 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 			split->start = end + 1;
 			list_add(&split->node, &b->node);
 			split = NULL;
-			nr++;
 			b->end = start - 1;
 		} else if (b->start < start) {
 			b->end = start - 1;
@@ -327,7 +333,6 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 			b->start = end + 1;
 		} else {
 			list_move(&b->node, &freelist);
-			nr--;
 		}
 	}
 	if (add) {
@@ -340,7 +345,6 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 				break;
 		list_add_tail(&nb->node, &b->node);
 		nb = NULL;
-		nr++;
 	}
 	WRITE_ONCE(dev->nr_bad, nr);
 	spin_unlock_irq(&dev->bad_lock);
