@@ -26,7 +26,7 @@ COMPONENTS := $(shell cat $(TOP)/qemu/components)
 help:
 	@echo "make test            host tests, then the guest suite on the patched debug kernel"
 	@echo "make test T=name     one guest test (qemu/tests/name.sh)"
-	@echo "make run             boot, set up the swap tiers, run the memory-pressure demo"
+	@echo "make run             boot (release kernel), set up each swap tier, run the memory-pressure demo"
 	@echo "make shell           boot the same guest to an interactive shell"
 	@echo "make bench           base vs patched (release kernels) and host benchmarks"
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
@@ -67,9 +67,11 @@ test: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
 	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" $(TOP)/qemu/test.sh
 
+# The demo times things: it boots the release kernel unless told otherwise.
+RUN_FLAVOUR ?= release
 run: deps
-	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
-	@$(TOP)/qemu/boot.sh run $(TAG)
+	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(RUN_FLAVOUR)
+	@$(TOP)/qemu/boot.sh run $(TREE)-$(RUN_FLAVOUR)
 
 shell: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
