@@ -1204,6 +1204,15 @@ static int run(const struct ss_config *c)
 	}
 	if (use_memcg)
 		out_memcg(&o, &cg);
+	{
+		/* latency resolution depends on it: jiffies means 1 ms steps */
+		char cs[64];
+		if (ts_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+				 cs, sizeof(cs)) > 0) {
+			cs[strcspn(cs, "\n ")] = '\0';
+			ts_out_str(&o, "clocksource", cs);
+		}
+	}
 	ts_out_dbl(&o, "elapsed_ms", (double)(ts_now_ns() - t_start) / 1e6, 1);
 
 	if (use_memcg) {

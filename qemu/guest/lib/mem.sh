@@ -68,7 +68,7 @@ zram_dev_down() {
 	echo 1 > "/sys/block/$z/reset" || return 1
 	id=${z#zram}
 	if [ "$id" != 0 ] && [ -w /sys/class/zram-control/hot_remove ]; then
-		echo "$id" > /sys/class/zram-control/hot_remove 2>/dev/null
+		{ echo "$id" > /sys/class/zram-control/hot_remove; } 2>/dev/null
 	fi
 	return 0
 }
@@ -122,7 +122,7 @@ memcg_destroy() {
 	local cg="$CGROOT/$1" p i=0
 	[ -d "$cg" ] || return 0
 	for p in $(cat "$cg/cgroup.procs" 2>/dev/null); do
-		echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null
+		{ echo "$p" > "$CGROOT/cgroup.procs"; } 2>/dev/null
 	done
 	while ! rmdir "$cg" 2>/dev/null; do
 		i=$((i + 1))
@@ -187,15 +187,16 @@ shmem_thp_set() {
 thp_reset() {
 	local d
 	echo madvise > /sys/kernel/mm/transparent_hugepage/enabled
-	echo never > /sys/kernel/mm/transparent_hugepage/shmem_enabled 2>/dev/null
+	{ echo never > /sys/kernel/mm/transparent_hugepage/shmem_enabled; } 2>/dev/null
 	for d in /sys/kernel/mm/transparent_hugepage/hugepages-*; do
 		[ -d "$d" ] || continue
 		if [ "$d" = /sys/kernel/mm/transparent_hugepage/hugepages-2048kB ]; then
-			echo inherit > "$d/enabled" 2>/dev/null
-			echo inherit > "$d/shmem_enabled" 2>/dev/null
+			{ echo inherit > "$d/enabled"; } 2>/dev/null
+			{ echo inherit > "$d/shmem_enabled"; } 2>/dev/null
 		else
-			echo never > "$d/enabled" 2>/dev/null
-			echo never > "$d/shmem_enabled" 2>/dev/null
+			# some sizes (e.g. 8kB) have read-only knobs
+			{ echo never > "$d/enabled"; } 2>/dev/null
+			{ echo never > "$d/shmem_enabled"; } 2>/dev/null
 		fi
 	done
 	return 0
