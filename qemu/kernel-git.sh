@@ -24,12 +24,16 @@ init() {
 	git init -q
 	git config user.name >/dev/null || git config user.name "tierswap developer"
 	git config user.email >/dev/null || git config user.email "tierswap@localhost"
-	git add -A >/dev/null
+	git add -A -f >/dev/null
 	git commit -q -m "Linux $(make -s kernelversion) (Debian linux-source-6.12)"
+	# Debian's .gitignore ignores every top-level entry (its packaging
+	# repo's rule): drop that so new files show up. Not part of the series.
+	sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' .gitignore
+	git commit -q -a -m "kernel-git: let git see new files (drop Debian's top-level ignore rule)"
 	git tag tierswap-base
 	cd "$top"
 	mv "$git_dir.tmp" "$git_dir"
-	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$' | while read -r p; do
+	for p in $(sed -e 's/#.*//' "$series"); do
 		git -C "$git_dir" am -q --keep-cr "$top/mm-patches/$p" || die "git am of $p failed (see $git_dir)"
 	done
 	echo "kernel-git: $git_dir at $(git -C "$git_dir" log --oneline -1)" >&2
