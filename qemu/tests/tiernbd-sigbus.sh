@@ -21,8 +21,9 @@ nbd_swapon || bail "swapon $NBD_DEV failed"
 pc=$(cat /proc/sys/vm/page-cluster)
 echo 0 > /proc/sys/vm/page-cluster
 
-swapstress --size 8M --mem anon --pageout madvise --pagemap /tmp/pm.txt \
-	--stop-after-pageout --expect-sigbus --seed 21 > /tmp/ss-sigbus.txt 2>&1 &
+cg=/sys/fs/cgroup/tnbd-sigbus
+swapstress --size 8M --mem anon --pageout memcg --memcg-max 4M --memcg-name tnbd-sigbus \
+	--pagemap /tmp/pm.txt --stop-after-pageout --expect-sigbus --seed 21 > /tmp/ss-sigbus.txt 2>&1 &
 ss=$!
 i=0
 until [ "$(awk '{ print $3 }' /proc/$ss/stat 2>/dev/null)" = T ] || [ $i -ge 600 ]; do
@@ -30,6 +31,9 @@ until [ "$(awk '{ print $3 }' /proc/$ss/stat 2>/dev/null)" = T ] || [ $i -ge 600
 	i=$((i + 1))
 done
 check "swapstress paged out and stopped itself" [ "$(awk '{ print $3 }' /proc/$ss/stat 2>/dev/null)" = T ]
+# written-back pages may still sit in the swap cache, and a fault there
+# reads nothing: reclaim the memcg so that the slot has to be read
+echo 64M > "$cg/memory.reclaim" 2>/dev/null
 
 # the 100th page that is a swap entry; its slot on the device
 set -- $(awk '$2 != "-"' /tmp/pm.txt | sed -n '100p')
