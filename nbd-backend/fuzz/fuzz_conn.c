@@ -31,11 +31,12 @@ static struct conn_cfg cfg;
 static struct conn c;
 static struct outbuf out;
 
-static ssize_t feed_recv(void *ctx, void *buf, size_t len)
+static ssize_t feed_recv(void *ctx, void *buf, size_t len, bool all)
 {
 	struct feed *f = ctx;
 	size_t n = f->len - f->pos;
 
+	(void)all;
 	if (n > len)
 		n = len;
 	/* hand data over in small pieces now and then to exercise

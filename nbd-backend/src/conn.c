@@ -122,14 +122,14 @@ static int rd(struct conn *c, void *dst, size_t n)
 		ssize_t r;
 
 		if (n >= c->rcap / 2) {
-			r = c->io.recv(c->io.ctx, p, n);
+			r = c->io.recv(c->io.ctx, p, n, true);
 			if (r <= 0)
 				return -1;
 			p += r;
 			n -= (size_t)r;
 			continue;
 		}
-		r = c->io.recv(c->io.ctx, c->rbuf, c->rcap);
+		r = c->io.recv(c->io.ctx, c->rbuf, c->rcap, false);
 		if (r <= 0)
 			return -1;
 		c->rlen = (size_t)r;
@@ -784,7 +784,7 @@ static void transmission(struct conn *c)
 			return;
 		if (c->rpos == c->rlen) {
 			/* distinguish a clean end of stream between requests */
-			ssize_t n = c->io.recv(c->io.ctx, c->rbuf, c->rcap);
+			ssize_t n = c->io.recv(c->io.ctx, c->rbuf, c->rcap, false);
 
 			if (n <= 0) {
 				if (!atomic_load(&c->dead))

@@ -15,8 +15,9 @@
 #include "inject.h"
 
 struct conn_io {
-	/* like recv(2): bytes read, 0 at end of stream, -1 on error */
-	ssize_t (*recv)(void *ctx, void *buf, size_t len);
+	/* like recv(2): bytes read, 0 at end of stream, -1 on error;
+	 * all: the caller wants len bytes (MSG_WAITALL), a hint */
+	ssize_t (*recv)(void *ctx, void *buf, size_t len, bool all);
 	/* like sendmsg(2) on the iovec: bytes written or -1 */
 	ssize_t (*sendv)(void *ctx, const struct iovec *iov, int iovcnt);
 	/* optional: called when the handshake ends (true) */

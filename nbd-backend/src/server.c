@@ -266,13 +266,13 @@ static void parse_args(int argc, char **argv, struct options *o)
 
 /* ---- sockets ---- */
 
-static ssize_t sock_recv(void *ctx, void *buf, size_t len)
+static ssize_t sock_recv(void *ctx, void *buf, size_t len, bool all)
 {
 	struct slot *s = ctx;
 	ssize_t n;
 
 	do
-		n = recv(s->fd, buf, len, 0);
+		n = recv(s->fd, buf, len, all ? MSG_WAITALL : 0);
 	while (n < 0 && errno == EINTR);
 	return n;
 }

@@ -3,14 +3,16 @@
 # tiernbd vs nbdkit's memory plugin, both on 127.0.0.1, same run, same
 # client: fio's nbd engine (libnbd).  Each export is 256M, prefilled,
 # then 4k random read / write (iodepth 32) and 1M sequential read /
-# write (iodepth 8), RUNTIME seconds each (default 10).  Prints
+# write (iodepth 8), RUNTIME seconds each (default 5), ROUNDS times
+# (default 3) alternating nbdkit and tiernbd.  Prints the median
 # throughput of each server and the ratio tiernbd/nbdkit (> 1: tiernbd
 # faster).  Zero injected latency.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 O=${O:-$top/build/host/nbd-backend}
-runtime=${RUNTIME:-10}
+runtime=${RUNTIME:-5}
+rounds=${ROUNDS:-3}
 size=256M
 work=$(mktemp -d /tmp/tiernbd-bench.XXXXXX)
 pids=()
@@ -62,10 +64,16 @@ done
 printf '%-14s %12s %10s %12s %10s %7s\n' workload nbdkit_MiB/s nbdkit_iops tiernbd_MiB/s tiernbd_iops ratio
 for w in $workloads; do
 	IFS=: read -r name rw bs qd <<<"$w"
-	read -r ki kb < <(runfio "nbd://127.0.0.1:$pk" "$rw" "$bs" "$qd")
-	read -r ti tb < <(runfio "nbd://127.0.0.1:$pt" "$rw" "$bs" "$qd")
+	kl= tl=
+	for _ in $(seq "$rounds"); do
+		kl="$kl $(runfio "nbd://127.0.0.1:$pk" "$rw" "$bs" "$qd" | tr ' ' /)"
+		tl="$tl $(runfio "nbd://127.0.0.1:$pt" "$rw" "$bs" "$qd" | tr ' ' /)"
+	done
+	median() { python3 -c 'import sys, statistics as s; v=[x.split("/") for x in sys.argv[1:]]; print("%.0f %.1f" % (s.median(float(a) for a, b in v), s.median(float(b) for a, b in v)))' $1; }
+	read -r ki kb < <(median "$kl")
+	read -r ti tb < <(median "$tl")
 	ratio=$(python3 -c "print('%.2f' % ($tb / $kb if $kb > 0 else 0))")
 	printf '%-14s %12s %10s %12s %10s %7s\n' "$name" "$kb" "$ki" "$tb" "$ti" "$ratio"
 done
-echo "client: fio $(fio --version | sed 's/fio-//') ioengine=nbd (libnbd), one connection per job; servers: nbdkit $(nbdkit --version | awk '{print $2}') memory plugin, tiernbd RAM export; ${runtime}s per run"
-echo "reproduce: make bench B=tiernbd-vs-nbdkit   or   RUNTIME=$runtime qemu/bench/tiernbd-vs-nbdkit.sh"
+echo "client: fio $(fio --version | sed 's/fio-//') ioengine=nbd (libnbd), one connection per job; servers: nbdkit $(nbdkit --version | awk '{print $2}') memory plugin, tiernbd RAM export; median of $rounds alternating runs of ${runtime}s"
+echo "reproduce: make bench B=tiernbd-vs-nbdkit   or   RUNTIME=$runtime ROUNDS=$rounds qemu/bench/tiernbd-vs-nbdkit.sh"
