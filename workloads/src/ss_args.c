@@ -11,7 +11,9 @@ const char ss_usage[] =
 "\n"
 "  --mode stress|swapin-timer  what to run (default stress)\n"
 "  --size SIZE               total bytes over all workers (default 64M; k/M/G)\n"
-"  --mem anon|shmem          anonymous mmap or a memfd per process (default anon)\n"
+"  --mem anon|shmem|shared   anonymous private mmap, a memfd per process, or a shared\n"
+"                            anonymous mmap (shmem; the one that takes mTHP in 6.12)\n"
+"                            (default anon)\n"
 "  --procs P                 worker processes (default 1)\n"
 "  --threads T               threads per process (default 1)\n"
 "  --access mmap|read        shmem access through a mapping or pread/pwrite (default mmap)\n"
@@ -32,6 +34,8 @@ const char ss_usage[] =
 "  --seed S                  pattern and access-order seed (default 1)\n"
 "  --max-reports N           per-page report lines per worker (default 16)\n"
 "  --json                    one JSON object instead of key=value lines\n"
+"  --folio-stats             after the last pass, count mapped pages by folio order\n"
+"                            (pagemap + kpageflags; root): folio_pages=order:pages,...\n"
 "  --inject-corrupt PAGE     self-test: flip a byte of PAGE after pageout (must be reported)\n"
 "  --inject-truncate PAGE    self-test (shmem): truncate the memfd at PAGE after pageout\n"
 "  -h, --help                this text\n"
@@ -108,9 +112,9 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 
 		/* flags */
 		static const char *const flags[] = {
-			"--stop-after-pageout", "--expect-sigbus", "--json",
+			"--stop-after-pageout", "--expect-sigbus", "--json", "--folio-stats",
 		};
-		int f = pick(name, flags, 3);
+		int f = pick(name, flags, 4);
 		if (f >= 0) {
 			if (val) {
 				snprintf(err, errlen, "option %s takes no value", name);
@@ -120,8 +124,10 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 				c->stop_after_pageout = true;
 			else if (f == 1)
 				c->expect_sigbus = true;
-			else
+			else if (f == 2)
 				c->json = true;
+			else
+				c->folio_stats = true;
 			continue;
 		}
 
@@ -150,7 +156,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			if (ts_parse_size(val, &c->size) || c->size == 0)
 				goto bad_value;
 			break;
-		case 2: CHOICE(c->mem, enum ss_mem, "anon", "shmem"); break;
+		case 2: CHOICE(c->mem, enum ss_mem, "anon", "shmem", "shared"); break;
 		case 3:
 			if (ts_parse_uint(val, 1, 256, &u))
 				goto bad_value;

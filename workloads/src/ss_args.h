@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 enum ss_mode { SS_MODE_STRESS, SS_MODE_SWAPIN_TIMER };
-enum ss_mem { SS_MEM_ANON, SS_MEM_SHMEM };
+enum ss_mem { SS_MEM_ANON, SS_MEM_SHMEM, SS_MEM_SHARED };
 enum ss_access { SS_ACCESS_MMAP, SS_ACCESS_READ };
 enum ss_thp { SS_THP_DEFAULT, SS_THP_NEVER, SS_THP_ALWAYS };
 enum ss_pattern { SS_PAT_SEQ, SS_PAT_RANDOM, SS_PAT_ZIPF };
@@ -33,6 +33,7 @@ struct ss_config {
 	const char *pagemap_file;
 	bool stop_after_pageout;
 	bool expect_sigbus;
+	bool folio_stats;
 	uint64_t seed;
 	bool json;
 	unsigned max_reports;

@@ -3,6 +3,7 @@
  * See docs/workloads.md for what it measures and how to read its output.
  */
 #define _GNU_SOURCE
+#include "folios.h"
 #include "hist.h"
 #include "out.h"
 #include "pattern.h"
@@ -69,6 +70,9 @@ struct proc_result {
 	uint64_t fc_page, fc_addr, fc_expected, fc_found;
 	struct ts_hist hist;
 	struct rec_list sigbus_pages, eio_pages, corrupt_pages;
+	int folio_stats_done;
+	struct ts_folio_census folios;
+	char folio_error[120];
 };
 
 /* Per worker process state (private). */
@@ -515,9 +519,12 @@ static int setup_memory(struct proc *p, char *err, size_t errlen)
 		}
 		p->base = p->map;
 	} else {
+		/* shared: MAP_SHARED | MAP_ANONYMOUS is shmem (anon mTHP sizes apply) */
+		int share = c->mem == SS_MEM_SHARED ? MAP_SHARED : MAP_PRIVATE;
+
 		p->map_len = len + THP_ALIGN;
 		p->map = mmap(NULL, p->map_len, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			      share | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p->map == MAP_FAILED) {
 			p->map = NULL;
 			snprintf(err, errlen, "mmap %zu bytes: %s", p->map_len, strerror(errno));
@@ -762,6 +769,11 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 		res->writes += th[i].writes;
 	}
 	res->bytes_accessed = res->accesses * TS_PAGE_SIZE;
+	if (c->folio_stats && p.base) {
+		if (ts_folio_census(p.base, p.npages, &res->folios, res->folio_error,
+				    sizeof(res->folio_error)) == 0)
+			res->folio_stats_done = 1;
+	}
 	rec_sort(&res->sigbus_pages);
 	rec_sort(&res->eio_pages);
 	rec_sort(&res->corrupt_pages);
@@ -894,7 +906,7 @@ static int write_pagemap(const struct ss_config *c, struct proc_result *res, pid
 }
 
 static const char *const mode_names[] = { "stress", "swapin-timer" };
-static const char *const mem_names[] = { "anon", "shmem" };
+static const char *const mem_names[] = { "anon", "shmem", "shared" };
 static const char *const access_names[] = { "mmap", "read" };
 static const char *const thp_names[] = { "default", "never", "always" };
 static const char *const pattern_names[] = { "seq", "random", "zipf" };
@@ -1188,6 +1200,34 @@ static int run(const struct ss_config *c)
 	}
 	if (dropped)
 		ts_out_u64(&o, "pages_lists_truncated", dropped);
+	if (c->folio_stats) {
+		struct ts_folio_census all = { 0 };
+		char buf[200];
+		uint64_t large = 0;
+		int done = 0;
+
+		for (unsigned i = 0; i < c->procs; i++) {
+			if (!res[i].folio_stats_done) {
+				if (res[i].folio_error[0])
+					ts_out_str(&o, "folio_error", res[i].folio_error);
+				continue;
+			}
+			done++;
+			for (int k = 0; k <= TS_FOLIO_MAX_ORDER; k++)
+				all.pages[k] += res[i].folios.pages[k];
+			all.not_present += res[i].folios.not_present;
+			all.partial += res[i].folios.partial;
+		}
+		for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
+			large += all.pages[k];
+		ts_folio_format(&all, buf, sizeof(buf));
+		ts_out_u64(&o, "folio_stats_procs", (uint64_t)done);
+		ts_out_str(&o, "folio_pages", buf);
+		ts_out_u64(&o, "folio_pages_large", large);
+		ts_out_u64(&o, "folio_pages_order0", all.pages[0]);
+		ts_out_u64(&o, "folio_pages_not_present", all.not_present);
+		ts_out_u64(&o, "folio_pages_partial", all.partial);
+	}
 
 	for (int k = 0; k < TS_VM_NR; k++) {
 		if (!vm0.have[k] && k != TS_VM_pswpin && k != TS_VM_pswpout)

@@ -1,5 +1,6 @@
 /* Host unit tests: sizes, pattern/verify, histogram, RNG/Zipf, argument
  * parsing, pagemap and vmstat parsing. No swap, no root. */
+#include "folios.h"
 #include "hist.h"
 #include "pattern.h"
 #include "rng.h"
@@ -350,6 +351,53 @@ static void test_sysstat(struct tap *t)
 	       "vmstat deltas");
 }
 
+static void test_folios(struct tap *t)
+{
+	enum { N = 40 };
+	const uint64_t H = 1ULL << 15, T = 1ULL << 16;
+	uint64_t pfn[N], fl[N];
+	struct ts_folio_census c;
+	char buf[100];
+	struct ss_config cfg;
+	char err[200];
+	char *argv[] = { "swapstress", "--mem", "shared", "--folio-stats", NULL };
+
+	/* 0-3: order 0; 4-19: a 16-page folio; 20-21 not present;
+	 * 22-24: a tail run without its head (range starts mid-folio);
+	 * 25-39: a head with 14 tails (15 pages: mapped in part) */
+	for (int i = 0; i < N; i++) {
+		pfn[i] = 1000 + (uint64_t)i;
+		fl[i] = 0;
+	}
+	fl[4] = H;
+	for (int i = 5; i < 20; i++)
+		fl[i] = T;
+	pfn[20] = pfn[21] = 0;
+	for (int i = 22; i < 25; i++)
+		fl[i] = T;
+	fl[25] = H;
+	for (int i = 26; i < N; i++)
+		fl[i] = T;
+	ts_folio_count(pfn, fl, N, &c);
+	TAP_OK(t, c.pages[0] == 4, "folios: order-0 pages counted (%llu)", (unsigned long long)c.pages[0]);
+	TAP_OK(t, c.pages[4] == 16, "folios: a 16-page folio is order 4");
+	TAP_OK(t, c.not_present == 2, "folios: pages not present counted");
+	TAP_OK(t, c.partial == 3 + 15, "folios: orphan tails and a 15-page run are partial (%llu)",
+	       (unsigned long long)c.partial);
+	/* a tail whose PFN does not follow ends the folio there */
+	pfn[10] = 5;
+	ts_folio_count(pfn, fl, 20, &c);
+	TAP_OK(t, c.pages[4] == 0 && c.pages[2] == 0 && c.partial == 6 + 10,
+	       "folios: a PFN gap splits a run into partial pieces");
+	ts_folio_count(pfn, fl, 4, &c);
+	ts_folio_format(&c, buf, sizeof(buf));
+	TAP_OK(t, strcmp(buf, "0:4") == 0, "folios: format '%s'", buf);
+	ss_config_defaults(&cfg);
+	TAP_OK(t, ss_parse_args(4, argv, &cfg, err, sizeof(err)) == 0 &&
+		  cfg.mem == SS_MEM_SHARED && cfg.folio_stats,
+	       "ss_args: --mem shared --folio-stats");
+}
+
 int main(void)
 {
 	struct tap t = { 0, 0 };
@@ -361,5 +409,6 @@ int main(void)
 	test_ss_args(&t);
 	test_um_args(&t);
 	test_sysstat(&t);
+	test_folios(&t);
 	return t.failed ? 1 : 0;
 }
