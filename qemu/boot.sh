@@ -49,7 +49,7 @@ ln -sfn "$logs" "$top/build/logs/latest"
 # tierswap.* parameters are for /init; numa=fake=2 gives two nodes for
 # migration tests; a panic powers the guest off at once (-no-reboot).
 append="console=ttyS0 loglevel=5 panic=-1 numa=fake=2"
-append="$append transparent_hugepage=madvise tierswap.mode=$mode"
+append="$append transparent_hugepage=madvise tierswap.mode=$mode tierswap.kernel=$tag"
 [ -n "$names" ] && append="$append tierswap.tests=$names"
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$initrd" -append "$append ${EXTRA_APPEND:-}"

@@ -1,0 +1,72 @@
+# Guest helpers for swapin tests: folio orders, finding a page on the swap
+# device, draining the swap cache, waiting for swap usage to drop.
+#
+#   order_setup ORDER            ORDER = 0 | 64K | 2M: mTHP knobs for anon and
+#                                anon shmem (MAP_SHARED|MAP_ANONYMOUS); prints
+#                                the swapstress --thp value to use
+#   order_pages ORDER            pages per folio: 1, 16, 512
+#   swap_slot_of_page DEV P N    the slot among the first N of DEV that holds
+#                                swapstress page P (its word 0 names the page)
+#   memcg_drain_swapcache CG     reclaim memcg CG until none of it is in the
+#                                swap cache (10 s at most)
+#   swap_used_on DEV             KiB of swap in use on DEV
+#   wait_swap_released DEV       until DEV holds no more swap than the per-CPU
+#                                swap slots caches may keep (64 slots a CPU),
+#                                10 s at most; swapoff is the exact leak check
+
+order_setup() {
+	thp_reset
+	case "$1" in
+	0) echo never ;;
+	64K)
+		thp_set 64kB always && shmem_thp_set 64kB always && echo default ;;
+	2M)
+		thp_set 2048kB always && shmem_thp_set 2048kB always && echo always ;;
+	*) echo "order_setup: unknown order '$1'" >&2; return 1 ;;
+	esac
+}
+
+order_pages() {
+	case "$1" in
+	0) echo 1 ;;
+	64K) echo 16 ;;
+	2M) echo 512 ;;
+	esac
+}
+
+swap_slot_of_page() {
+	local want
+	want=$(printf '%016x' $((0x7453000000000000 | $2)))
+	dd if="$1" bs=4096 count="$3" iflag=direct 2>/dev/null |
+		od -An -v -tx8 |
+		awk -v w="$want" 'NR % 256 == 1 && $1 == w { print int(NR / 256); exit }'
+}
+
+memcg_drain_swapcache() {
+	local i=0 sc
+	while [ $i -lt 100 ]; do
+		sc=$(awk '$1 == "swapcached" { print $2 }' "$1/memory.stat")
+		[ "$sc" = 0 ] && return 0
+		echo 16M > "$1/memory.reclaim" 2>/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "memcg swapcached: $sc bytes"
+	return 1
+}
+
+swap_used_on() {
+	awk -v d="$1" '$1 == d { print $4 }' /proc/swaps
+}
+
+wait_swap_released() {
+	local i=0 slack
+	slack=$((64 * 4 * $(nproc)))
+	while [ $i -lt 100 ]; do
+		[ "$(swap_used_on "$1")" -le "$slack" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "swap used on $1: $(swap_used_on "$1") KiB"
+	return 1
+}
