@@ -1,0 +1,173 @@
+#!/bin/sh
+# timeout: 420
+# tierblk: an injected read error on a swapped-out page reaches its owner.
+# swapstress fills 4M, pages it out to tierblk0 and stops; the test arms a
+# one-shot read failure on the swap slot of page 5 and lets it go on:
+#   anon            -> SIGBUS on page 5 only
+#   shmem, read()   -> EIO on page 5 only
+#   shmem, mmap     -> SIGBUS on page 5 only
+# for synchronous=1 (swap cache skipped) and 0; no other page is damaged,
+# no splat (the runner checks the kernel log), and the swap is freed once the
+# process is gone (see swap_freed for the per-cpu slot caches).
+. /usr/lib/tierswap/lib.sh
+
+PAGE=5
+# mm-patches 0001 (shmem swapin around the swap cache on SWP_SYNCHRONOUS_IO
+# devices) hits VM_BUG_ON_FOLIO(!folio_test_locked) in
+# shmem_add_to_page_cache: swap_read_folio() unlocks the folio when the read
+# completes (folio_end_read) and shmem_swapin_direct() returns it as locked.
+# Until that is fixed the shmem cases on synchronous=1 are skipped; set to 0
+# to run them.
+SKIP_SHMEM_SYNC=${SKIP_SHMEM_SYNC:-1}
+CG=/sys/fs/cgroup/tierblk-swap-errors
+cluster=$(cat /proc/sys/vm/page-cluster)
+
+cleanup() {
+	[ -n "$sspid" ] && kill -CONT "$sspid" 2>/dev/null && kill -9 "$sspid" 2>/dev/null
+	wait 2>/dev/null
+	rmdir "$CG" 2>/dev/null
+	echo "$cluster" > /proc/sys/vm/page-cluster
+	tierblk_unload 2>/dev/null
+}
+
+# drop_swapcache: reclaim the memcg until nothing of it is in the swap
+# cache (with synchronous=0 writeback completes after MADV_PAGEOUT returns,
+# and the pages would be found there instead of read from the device).
+drop_swapcache() {
+	local i=0 sc
+	while [ $i -lt 30 ]; do
+		sc=$(awk '$1 == "swapcached" { print $2 }' "$CG/memory.stat")
+		[ "$sc" = 0 ] && return 0
+		echo 8M > "$CG/memory.reclaim" 2>/dev/null
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "memcg swapcached: $sc bytes"
+	return 1
+}
+
+# slot_of_page P N: the swap slot among the first N of tierblk0 holding
+# swapstress page P (word 0 of a pattern page is 0x7453<<48 | index).
+slot_of_page() {
+	local want
+	want=$(printf '%016x' $((0x7453000000000000 | $1)))
+	dd if=/dev/tierblk0 bs=4096 count="$2" iflag=direct 2>/dev/null |
+		od -An -v -tx8 |
+		awk -v w="$want" 'NR % 256 == 1 && $1 == w { print int(NR / 256); exit }'
+}
+
+# wait_stopped PID: until PID is stopped (state T), 120 s at most.
+wait_stopped() {
+	local i=0 st
+	while [ $i -lt 1200 ]; do
+		st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+		[ "$st" = T ] && return 0
+		[ -z "$st" ] && return 1
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# swap_freed: after the owner exited, tierblk0's swap usage is back to zero
+# but for what the per-cpu swap slot caches hold (allocated ahead or freed
+# lazily: at most 2 x 64 slots per CPU), and swapoff (which drains those
+# caches and would never finish with a leaked slot) completes and leaves
+# only the swap header page on the device.
+swap_freed() {
+	local i=0 used slop
+	slop=$(($(nproc) * 2 * 64 * 4))
+	while [ $i -lt 50 ]; do
+		used=$(tierblk_swap_used 0)
+		[ "$used" -le "$slop" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$used" -le "$slop" ] || { echo "swap used: $used KiB (slot cache slop $slop KiB)"; return 1; }
+	timeout 60 swapoff /dev/tierblk0 || { echo "swapoff failed or hung (used $used KiB)"; return 1; }
+	[ "$(tierblk_stat 0 pages)" = 1 ] ||
+		{ echo "after swapoff $(tierblk_stat 0 pages) pages left on the device"; return 1; }
+	diag "swap used after exit: $used KiB (slot caches), 0 after swapoff"
+}
+
+# one_case SYNC MEM ACCESS: two checks.
+one_case() {
+	local s=$1 mem=$2 acc=$3 what key other slot pmslot out rc got nobad
+	what="synchronous=$s $mem${acc:+ $acc}"
+	if [ "$mem" = shmem ] && [ "$s" = 1 ] && [ "$SKIP_SHMEM_SYNC" = 1 ]; then
+		skip "$what: page $PAGE fails" "known kernel BUG in mm-patches 0001, see SKIP_SHMEM_SYNC"
+		skip "$what: swap freed after exit (swapoff drains the rest)" "same"
+		return
+	fi
+	if [ "$mem" = anon ]; then key=sigbus_pages other=eio_pages
+	elif [ "$acc" = read ]; then key=eio_pages other=sigbus_pages
+	else key=sigbus_pages other=eio_pages
+	fi
+	tierblk_set 0 synchronous "$s"
+	tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: swap freed after exit"; return; }
+	echo 1 > "$(tierblk_dir 0)/reset_stats"
+	rm -f /tmp/ss.out /tmp/ss.pm
+	# in the memcg: "exec" keeps the pid
+	sh -c "echo \$\$ > $CG/cgroup.procs && exec swapstress --size 4M --mem $mem \
+		${acc:+--access $acc} --thp never --pageout madvise --write-pct 0 \
+		--pagemap /tmp/ss.pm --stop-after-pageout --expect-sigbus --seed 7" \
+		> /tmp/ss.out 2>&1 &
+	sspid=$!
+	if ! wait_stopped "$sspid"; then
+		fail "$what: swapstress did not stop after pageout" "$(cat /tmp/ss.out)"
+		sspid=
+		tierblk_swapoff 0
+		fail "$what: swap freed after exit"
+		return
+	fi
+	drop_swapcache || diag "$what: pages left in the swap cache"
+	slot=$(slot_of_page "$PAGE" 64)
+	[ -n "$slot" ] || slot=$(slot_of_page "$PAGE" 1200)
+	pmslot=$(awk -v p="$PAGE" '$1 == p { print $3 }' /tmp/ss.pm)
+	if [ -z "$slot" ] || { [ "$mem" = anon ] && [ "$pmslot" != "$slot" ]; }; then
+		kill -CONT "$sspid"
+		wait "$sspid"
+		sspid=
+		fail "$what: page $PAGE found on the device" "slot '$slot' pagemap '$pmslot'"
+		tierblk_swapoff 0
+		fail "$what: swap freed after exit"
+		return
+	fi
+	tierblk_set 0 one_shot_read_sector $((slot * 8))
+	kill -CONT "$sspid"
+	wait "$sspid"
+	rc=$?
+	sspid=
+	out=$(cat /tmp/ss.out)
+	# Their tmpfs pages are charged to the memcg and may have been swapped
+	# out by the reclaim above: they are not the process's.
+	rm -f /tmp/ss.out /tmp/ss.pm
+	got=$(echo "$out" | sed -n "s/^$key=//p")
+	nobad=$(echo "$out" | sed -n "s/^$other=//p")
+	if [ "$rc" = 0 ] && [ "$got" = "$PAGE" ] && [ -z "$nobad" ] &&
+		echo "$out" | grep -qx 'corrupt=0' &&
+		[ "$(tierblk_get 0 one_shot_read_sector)" = none ] &&
+		[ "$(tierblk_stat 0 errors_one_shot)" = 1 ]; then
+		pass "$what: slot $slot fails once, $key=$PAGE, nothing else"
+	else
+		fail "$what: slot $slot fails once, $key=$PAGE, nothing else" \
+			"rc=$rc $key='$got' $other='$nobad'" "$out" "$(cat "$(tierblk_dir 0)/stats")"
+	fi
+	check "$what: swap freed after exit (swapoff drains the rest)" swap_freed
+	grep -q '^/dev/tierblk0 ' /proc/swaps && tierblk_swapoff 0
+}
+
+plan 12
+trap cleanup EXIT
+tierblk_load size=64M || bail "insmod tierblk failed"
+mkdir -p "$CG" || bail "no memcg"
+command -v swapstress >/dev/null || bail "swapstress missing"
+# One page per swapin: the failure hits the page it was aimed at only.
+echo 0 > /proc/sys/vm/page-cluster
+
+for s in 1 0; do
+	one_case "$s" anon ""
+	one_case "$s" shmem read
+	one_case "$s" shmem mmap
+done
+tap_status
