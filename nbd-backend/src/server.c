@@ -48,6 +48,7 @@ struct slot {
 	int fd;
 	pthread_t reader, sender;
 	void *stack; /* two stacks: reader, sender */
+	uint64_t hs_deadline; /* handshake deadline (monotonic ns), 0 = none */
 };
 
 struct server {
@@ -271,6 +272,29 @@ static ssize_t sock_recv(void *ctx, void *buf, size_t len, bool all)
 	struct slot *s = ctx;
 	ssize_t n;
 
+	/* The handshake deadline is kept with poll(), not SO_RCVTIMEO:
+	 * setting a timeval socket option copies from user memory under the
+	 * socket lock, which lockdep chains up with the kernel nbd client's
+	 * own use of the socket lock and the block queue (a possible
+	 * circular dependency report in the guest). */
+	if (s->hs_deadline) {
+		struct pollfd p = { .fd = s->fd, .events = POLLIN };
+		uint64_t now = now_ns();
+		int r;
+
+		if (now >= s->hs_deadline) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		do
+			r = poll(&p, 1, (int)((s->hs_deadline - now) / 1000000u) + 1);
+		while (r < 0 && errno == EINTR);
+		if (r == 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		all = false;
+	}
 	do
 		n = recv(s->fd, buf, len, all ? MSG_WAITALL : 0);
 	while (n < 0 && errno == EINTR);
@@ -303,7 +327,7 @@ static void sock_phase(void *ctx, bool transmission)
 	/* the handshake has a deadline, the transmission phase none: a
 	 * swap device may sit idle for hours */
 	if (transmission)
-		set_rcvtimeo(s->fd, 0);
+		s->hs_deadline = 0;
 }
 
 static void sock_shutdown(void *ctx)
@@ -426,7 +450,7 @@ static void accept_conn(struct server *srv, int lfd, bool is_unix)
 	}
 	if (!is_unix)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	set_rcvtimeo(fd, HANDSHAKE_TIMEOUT_S);
+	s->hs_deadline = now_ns() + HANDSHAKE_TIMEOUT_S * UINT64_C(1000000000);
 	io.ctx = s;
 	conn_reset(&s->c, &io, srv->next_id++, peer, false);
 	atomic_fetch_add(&srv->in.conns_opened, 1);
