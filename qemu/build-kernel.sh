@@ -31,7 +31,7 @@ export CCACHE_SLOPPINESS=time_macros,include_file_mtime,include_file_ctime
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 command -v ccache >/dev/null || die "missing ccache: apt-get install ccache"
 # Fixed build identity: the same sources give the same objects (cache hits).
-export KBUILD_BUILD_TIMESTAMP="tierswap" KBUILD_BUILD_USER=tierswap KBUILD_BUILD_HOST=tierswap
+export KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC" KBUILD_BUILD_USER=tierswap KBUILD_BUILD_HOST=tierswap
 
 kmake() { make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
 

@@ -3,7 +3,7 @@
 # The guest environment every other test relies on.
 . /usr/lib/tierswap/lib.sh
 
-plan 9
+plan 10
 check "cgroup v2 mounted with the memory controller for children" \
 	grep -qw memory /sys/fs/cgroup/cgroup.subtree_control
 check "debugfs mounted" test -d /sys/kernel/debug/block
@@ -13,6 +13,9 @@ check "shmem mTHP controls present" test -d /sys/kernel/mm/transparent_hugepage/
 check "zswap is off at boot" grep -qx N /sys/module/zswap/parameters/enabled
 check "loopback is up" sh -c 'ip addr show lo | grep -q 127.0.0.1'
 check "fio runs" fio --version
+# TCG's TSC fails calibration; without HPET/acpi_pm every timing is in 1 ms steps
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)
+check "a fine-grained clocksource ($cs), not jiffies" sh -c "[ '$cs' != jiffies ] && [ '$cs' != refined-jiffies ]"
 # zram as swap: set up, on, off, reset.
 zram_ok() {
 	echo 32M > /sys/block/zram0/disksize &&
