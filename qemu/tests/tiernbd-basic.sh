@@ -1,18 +1,21 @@
 #!/bin/sh
 # timeout: 240
 # tiernbd inside the guest: swap-safe start, nbd-client with two
-# connections, fio verify on /dev/nbd0, injected errors reach the block
+# connections (on /dev/nbd1), fio verify, injected errors reach the block
 # layer, run-time control.
 . /usr/lib/tierswap/lib.sh
 
 plan 10
 trap 'nbd_tier_down' EXIT
+# two connections: not on the swap device (see qemu/guest/lib/nbd.sh)
+NBD_DEV=/dev/nbd1
+NBD_CONNS=2
 
 if ! nbd_tier_up 64M; then
 	fail "tiernbd + nbd-client up" "$(tail -5 "$NBD_LOG")"
 	bail "no nbd tier"
 fi
-pass "tiernbd + nbd-client up ($(cat /sys/block/nbd0/size) sectors)"
+pass "tiernbd + nbd-client up ($(cat /sys/block/nbd1/size) sectors)"
 st=$(nbd_ctl status)
 if echo "$st" | grep -q 'swap_safe=yes'; then
 	pass "server is swap-safe: mlocked, PR_SET_IO_FLUSHER"

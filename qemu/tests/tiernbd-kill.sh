@@ -9,6 +9,9 @@
 plan 6
 trap nbd_tier_down EXIT
 NBD_TIMEOUT=8
+# two connections: not on the swap device (see qemu/guest/lib/nbd.sh)
+NBD_DEV=/dev/nbd1
+NBD_CONNS=2
 
 # 1. kill -9
 nbd_tier_up 32M || bail "no nbd tier: $(tail -5 "$NBD_LOG")"

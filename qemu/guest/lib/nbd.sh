@@ -11,12 +11,20 @@
 #   nbd_ms                                milliseconds of uptime (10 ms steps)
 #
 # Knobs (environment): NBD_DEV (/dev/nbd0), NBD_PORT (10809), NBD_CONNS
-# (nbd-client -C, 2), NBD_TIMEOUT (nbd-client -t seconds, 30), NBD_CTL,
+# (nbd-client -C, 1), NBD_TIMEOUT (nbd-client -t seconds, 30), NBD_CTL,
 # NBD_LOG (server log, /tmp/tiernbd.log).
+#
+# Swap goes to /dev/nbd0 with one connection. Multi-connection tests use
+# another device (/dev/nbd1): connecting with -C N > 1 makes the driver
+# resize its hardware queues (blk_mq_update_nr_hw_queues: q->sysfs_lock,
+# set->srcu, queue freeze), and lockdep then links that device's queue to
+# the socket locks; a later swap-in on the same device (fault under the
+# VMA lock -> submit_bio) is reported as a possible circular locking
+# dependency for the rest of the boot.
 
 NBD_DEV=${NBD_DEV:-/dev/nbd0}
 NBD_PORT=${NBD_PORT:-10809}
-NBD_CONNS=${NBD_CONNS:-2}
+NBD_CONNS=${NBD_CONNS:-1}
 NBD_TIMEOUT=${NBD_TIMEOUT:-30}
 NBD_CTL=${NBD_CTL:-/tmp/tiernbd.ctl}
 NBD_LOG=${NBD_LOG:-/tmp/tiernbd.log}
