@@ -178,5 +178,18 @@ else
 	ok "fio job files # SKIP fio not installed"
 fi
 
+# ss-locate: pages of a dumped swapstress region are found at their slot.
+if command -v python3 >/dev/null; then
+	# slot k holds the pattern of page 3k (word 0 = magic | page), slot 0 zeros
+	python3 -c 'import struct,sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(200):
+        f.write(struct.pack("<Q", (0x7453 << 48 | 3 * i) if i else 0) + bytes(4088))' "$T/slots.img"
+	check "ss-locate finds page 300 at slot 100" sh -c '[ "$("$0" "$1" 300)" = 100 ]' "$BIN/ss-locate" "$T/slots.img"
+	check "ss-locate: a page not there exits 1" sh -c '"$0" "$1" 301; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
+	check "ss-locate: MAXSLOTS bounds the search" sh -c '"$0" "$1" 300 100; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
+fi
+check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
+
 echo "1..$n"
 exit $failed

@@ -6,7 +6,8 @@
 #                                the swapstress --thp value to use
 #   order_pages ORDER            pages per folio: 1, 16, 512
 #   swap_slot_of_page DEV P N    the slot among the first N of DEV that holds
-#                                swapstress page P (its word 0 names the page)
+#                                swapstress page P (ss-locate: word 0 of each
+#                                page names it)
 #   memcg_drain_swapcache CG     reclaim memcg CG until none of it is in the
 #                                swap cache (10 s at most)
 #   swap_used_on DEV             KiB of swap in use on DEV
@@ -38,11 +39,7 @@ order_pages() {
 }
 
 swap_slot_of_page() {
-	local want
-	want=$(printf '%016x' $((0x7453000000000000 | $2)))
-	dd if="$1" bs=4096 count="$3" iflag=direct 2>/dev/null |
-		od -An -v -tx8 |
-		awk -v w="$want" 'NR % 256 == 1 && $1 == w { print int(NR / 256); exit }'
+	ss-locate "$1" "$2" "$3"
 }
 
 memcg_drain_swapcache() {
