@@ -12,13 +12,6 @@
 . /usr/lib/tierswap/lib.sh
 
 PAGE=5
-# mm-patches 0001 (shmem swapin around the swap cache on SWP_SYNCHRONOUS_IO
-# devices) hits VM_BUG_ON_FOLIO(!folio_test_locked) in
-# shmem_add_to_page_cache: swap_read_folio() unlocks the folio when the read
-# completes (folio_end_read) and shmem_swapin_direct() returns it as locked.
-# Until that is fixed the shmem cases on synchronous=1 are skipped; set to 0
-# to run them.
-SKIP_SHMEM_SYNC=${SKIP_SHMEM_SYNC:-1}
 CG=/sys/fs/cgroup/tierblk-swap-errors
 cluster=$(cat /proc/sys/vm/page-cluster)
 
@@ -28,45 +21,6 @@ cleanup() {
 	rmdir "$CG" 2>/dev/null
 	echo "$cluster" > /proc/sys/vm/page-cluster
 	tierblk_unload 2>/dev/null
-}
-
-# drop_swapcache: reclaim the memcg until nothing of it is in the swap
-# cache (with synchronous=0 writeback completes after MADV_PAGEOUT returns,
-# and the pages would be found there instead of read from the device).
-drop_swapcache() {
-	local i=0 sc
-	while [ $i -lt 30 ]; do
-		sc=$(awk '$1 == "swapcached" { print $2 }' "$CG/memory.stat")
-		[ "$sc" = 0 ] && return 0
-		echo 8M > "$CG/memory.reclaim" 2>/dev/null
-		sleep 0.1
-		i=$((i + 1))
-	done
-	echo "memcg swapcached: $sc bytes"
-	return 1
-}
-
-# slot_of_page P N: the swap slot among the first N of tierblk0 holding
-# swapstress page P (word 0 of a pattern page is 0x7453<<48 | index).
-slot_of_page() {
-	local want
-	want=$(printf '%016x' $((0x7453000000000000 | $1)))
-	dd if=/dev/tierblk0 bs=4096 count="$2" iflag=direct 2>/dev/null |
-		od -An -v -tx8 |
-		awk -v w="$want" 'NR % 256 == 1 && $1 == w { print int(NR / 256); exit }'
-}
-
-# wait_stopped PID: until PID is stopped (state T), 120 s at most.
-wait_stopped() {
-	local i=0 st
-	while [ $i -lt 1200 ]; do
-		st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
-		[ "$st" = T ] && return 0
-		[ -z "$st" ] && return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
 }
 
 # swap_freed: after the owner exited, tierblk0's swap usage is back to zero
@@ -94,11 +48,6 @@ swap_freed() {
 one_case() {
 	local s=$1 mem=$2 acc=$3 what key other slot pmslot out rc got nobad
 	what="synchronous=$s $mem${acc:+ $acc}"
-	if [ "$mem" = shmem ] && [ "$s" = 1 ] && [ "$SKIP_SHMEM_SYNC" = 1 ]; then
-		skip "$what: page $PAGE fails" "known kernel BUG in mm-patches 0001, see SKIP_SHMEM_SYNC"
-		skip "$what: swap freed after exit (swapoff drains the rest)" "same"
-		return
-	fi
 	if [ "$mem" = anon ]; then key=sigbus_pages other=eio_pages
 	elif [ "$acc" = read ]; then key=eio_pages other=sigbus_pages
 	else key=sigbus_pages other=eio_pages
@@ -113,16 +62,17 @@ one_case() {
 		--pagemap /tmp/ss.pm --stop-after-pageout --expect-sigbus --seed 7" \
 		> /tmp/ss.out 2>&1 &
 	sspid=$!
-	if ! wait_stopped "$sspid"; then
+	if ! wait_stopped "$sspid" 120; then
 		fail "$what: swapstress did not stop after pageout" "$(cat /tmp/ss.out)"
 		sspid=
 		tierblk_swapoff 0
 		fail "$what: swap freed after exit"
 		return
 	fi
-	drop_swapcache || diag "$what: pages left in the swap cache"
-	slot=$(slot_of_page "$PAGE" 64)
-	[ -n "$slot" ] || slot=$(slot_of_page "$PAGE" 1200)
+	# with synchronous=0 writeback completes after MADV_PAGEOUT returns:
+	# reclaim so the page is read from the device, not found in the cache
+	memcg_drain_swapcache "$CG" || diag "$what: pages left in the swap cache"
+	slot=$(swap_slot_of_page /dev/tierblk0 "$PAGE" 1200)
 	pmslot=$(awk -v p="$PAGE" '$1 == p { print $3 }' /tmp/ss.pm)
 	if [ -z "$slot" ] || { [ "$mem" = anon ] && [ "$pmslot" != "$slot" ]; }; then
 		kill -CONT "$sspid"
