@@ -123,3 +123,18 @@ void ts_folio_format(const struct ts_folio_census *c, char *buf, size_t len)
 		used += (size_t)n;
 	}
 }
+
+long long ts_shmem_huge_kb(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ShmemHugePages: %lld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}

@@ -32,6 +32,13 @@ int ts_folio_census(const void *addr, uint64_t npages, struct ts_folio_census *o
 void ts_folio_count(const uint64_t *pfn, const uint64_t *flags, uint64_t npages,
 		    struct ts_folio_census *out);
 
+/*
+ * ShmemHugePages of /proc/meminfo in KiB, or -1: the census of a file read
+ * with pread, where nothing is mapped to count (system-wide: meaningful
+ * when nothing else holds huge shmem).
+ */
+long long ts_shmem_huge_kb(void);
+
 /* "order:pages,..." for the orders that have pages ("" when none). */
 void ts_folio_format(const struct ts_folio_census *c, char *buf, size_t len);
 

@@ -71,6 +71,7 @@ struct proc_result {
 	struct ts_hist hist;
 	struct rec_list sigbus_pages, eio_pages, corrupt_pages;
 	int folio_stats_done;
+	long long shmem_huge_kb; /* pread runs: nothing mapped to count */
 	struct ts_folio_census folios;
 	char folio_error[120];
 };
@@ -769,6 +770,8 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 		res->writes += th[i].writes;
 	}
 	res->bytes_accessed = res->accesses * TS_PAGE_SIZE;
+	if (c->folio_stats && !p.base)
+		res->shmem_huge_kb = ts_shmem_huge_kb();
 	if (c->folio_stats && p.base) {
 		if (ts_folio_census(p.base, p.npages, &res->folios, res->folio_error,
 				    sizeof(res->folio_error)) == 0)
@@ -1227,6 +1230,8 @@ static int run(const struct ss_config *c)
 		ts_out_u64(&o, "folio_pages_order0", all.pages[0]);
 		ts_out_u64(&o, "folio_pages_not_present", all.not_present);
 		ts_out_u64(&o, "folio_pages_partial", all.partial);
+		if (c->access == SS_ACCESS_READ)
+			ts_out_i64(&o, "shmem_huge_kb", res[0].shmem_huge_kb);
 	}
 
 	for (int k = 0; k < TS_VM_NR; k++) {

@@ -1,0 +1,89 @@
+#!/bin/sh
+# timeout: 1500
+# shmem swapin correctness and the fast path. A shmem region of SIZE
+# (default 256M), filled with swapstress's per-page pattern, is paged out
+# to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,
+# MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), plus a 2M
+# memfd read back with pread (the read path: no VMA). On the patched kernel
+# with synchronous=1 the folios must come back at their order (pagemap +
+# kpageflags census) and the swap cache must stay empty; with synchronous=0
+# (and on the base kernel) the swap cache path runs and pages come back at
+# order 0. Every page is verified in all cases.
+. /usr/lib/tierswap/lib.sh
+
+SIZE=${SHMEM_SWAPIN_SIZE:-256M}
+PAGES=$(( $(echo "$SIZE" | sed 's/M$//') * 256 ))
+
+cleanup() {
+	thp_reset
+	tierblk_unload 2>/dev/null
+}
+
+swapcached_kb() {
+	awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo
+}
+
+# one_case SYNC ORDER MEM ACCESS: three checks, four on the fast path.
+one_case() {
+	local s=$1 order=$2 mem=$3 acc=$4 what thp out large sc fast
+	what="synchronous=$s order=$order $mem${acc:+ $acc}"
+	tierblk_set 0 synchronous "$s"
+	thp=$(order_setup "$order") || { fail "$what: mTHP setup"; return; }
+	# a memfd (tmpfs file) takes 2M folios from the global shmem knob
+	[ "$mem" = shmem ] && [ "$order" = 2M ] && shmem_thp_set pmd always
+	tierblk_swapon 0 || { fail "$what: swapon"; return; }
+	swapstress --size "$SIZE" --mem "$mem" ${acc:+--access $acc} --thp "$thp" \
+		--pageout madvise --write-pct 0 --folio-stats --seed 3 > /tmp/ss.out 2>&1
+	out=$(cat /tmp/ss.out)
+	sc=$(swapcached_kb)
+	check_eq "$what: every page verified, none corrupt" "$PAGES 0" \
+		"$(kv_get /tmp/ss.out pages_verified) $(kv_get /tmp/ss.out corrupt)"
+	if [ "$(kv_get /tmp/ss.out pswpout_pageout)" -ge $((PAGES * 9 / 10)) ] &&
+		[ "$(kv_get /tmp/ss.out pswpin)" -ge $((PAGES * 9 / 10)) ]; then
+		pass "$what: paged out and read back from the device"
+	else
+		fail "$what: paged out and read back from the device" "$out"
+	fi
+	fast=no
+	[ "$s" = 1 ] && [ "${TIERSWAP_TREE:-patched}" = patched ] && fast=yes
+	if [ "$acc" = read ]; then
+		# pread maps nothing: the file's huge pages, counted before exit
+		large=$(( $(kv_get /tmp/ss.out shmem_huge_kb) / 4 ))
+	else
+		large=$(kv_get /tmp/ss.out folio_pages_large)
+	fi
+	census="large pages $large of $PAGES (folio_pages=$(kv_get /tmp/ss.out folio_pages))"
+	if [ "$order" != 0 ] && [ "$fast" = yes ]; then
+		if [ "${large:-0}" -ge $((PAGES * 9 / 10)) ]; then
+			pass "$what: folios came back whole: $census"
+		else
+			fail "$what: folios came back whole" "$census" "$out"
+		fi
+	elif [ "${large:-0}" -le $((PAGES / 10)) ]; then
+		# order 0 stays order 0; the swap cache path splits large entries
+		pass "$what: pages came back at order 0: $census"
+	else
+		fail "$what: pages came back at order 0" "$census"
+	fi
+	if [ "$fast" = yes ]; then
+		if [ "$sc" -le 4096 ]; then
+			pass "$what: swap cache skipped (SwapCached ${sc} kB)"
+		else
+			fail "$what: swap cache skipped" "SwapCached ${sc} kB"
+		fi
+	fi
+	tierblk_swapoff 0 || diag "$what: swapoff failed"
+}
+
+# 6 cases x 3 checks, plus the swap cache check of the 4 fast-path cases
+if [ "${TIERSWAP_TREE:-patched}" = patched ]; then plan 22; else plan 18; fi
+trap cleanup EXIT
+tierblk_load size=512M || bail "insmod tierblk failed"
+diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}, $SIZE per case"
+for order in 0 64K 2M; do
+	one_case 1 "$order" shared ""
+done
+one_case 1 2M shmem read
+one_case 0 0 shared ""
+one_case 0 2M shared ""
+tap_status
