@@ -61,6 +61,8 @@ start m --size 64M || notok "start RAM server"
 U=$(uri m)
 
 # ---- handshake / info / list ----
+# (nbdinfo runs file(1) on the export for "content"; without it the JSON
+# holds raw bytes: deps installs file.)
 nbdinfo --json "$U" >"$T/info.json" 2>&1
 if python3 - "$T/info.json" $SIZE <<'PY'
 import json, sys
