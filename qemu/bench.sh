@@ -5,7 +5,8 @@
 #     then patched. Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio.
-# B="a b" runs only those benchmarks. Results: build/logs/bench-<time>/.
+# B="a b" runs only those benchmarks; GUEST_ENV="NAME=VALUE ..." passes knobs
+# to the guest scripts. Results: build/logs/bench-<time>/.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -55,4 +56,4 @@ if [ -n "$guest" ]; then
 			print "(ratio > 1: patched better; times as base/patched, rates as patched/base)"
 		}' "$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
 fi
-echo "reproduce: make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"
+echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"

@@ -2,6 +2,7 @@
 # Boot the guest: boot.sh MODE KERNEL_TAG [NAME...]
 #   MODE  test | bench | run | shell
 #   NAME  tests (qemu/tests/NAME.sh) or guest benches (qemu/bench/NAME.sh)
+# GUEST_ENV="NAME=VALUE ..." is exported to them in the guest.
 # Logs go to build/logs/<time>-<tag>-<mode>/{console.log,results.log}; the
 # directory is printed on stdout (modes test and bench). The guest is killed
 # at a deadline: the sum of the tests' timeouts plus boot time.
@@ -58,6 +59,8 @@ ln -sfn "$logs" "$top/build/logs/latest"
 append="console=ttyS0 loglevel=5 panic=-1 numa=fake=2 no5lvl"
 append="$append transparent_hugepage=madvise tierswap.mode=$mode tierswap.kernel=$tag"
 [ -n "$names" ] && append="$append tierswap.tests=$names"
+# GUEST_ENV="NAME=VALUE ..." reaches the guest's tests as environment.
+for kv in ${GUEST_ENV:-}; do append="$append tierswap.env.$kv"; done
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus"
 	-kernel "$kernel" -initrd "$initrd" -append "$append ${EXTRA_APPEND:-}"
 	-display none -no-reboot -nodefaults)
