@@ -6,8 +6,8 @@ FLAVOUR ?= debug
 T       ?=
 TAG      = $(TREE)-$(FLAVOUR)
 TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-B       := $(TOP)/build
-LOCK     = flock $(B)/.lock
+BUILD   := $(TOP)/build
+LOCK     = flock $(BUILD)/.lock
 
 # Debian packages the frame and the components need (package:command-or-file).
 DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
@@ -28,7 +28,7 @@ help:
 	@echo "make test T=name     one guest test (qemu/tests/name.sh)"
 	@echo "make run             boot (release kernel), set up each swap tier, run the memory-pressure demo"
 	@echo "make shell           boot the same guest to an interactive shell"
-	@echo "make bench           base vs patched (release kernels) and host benchmarks"
+	@echo "make bench           base vs patched (release kernels) and host benchmarks; B=\"name ...\" a subset"
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
 	@echo "make deps            install missing Debian packages"
@@ -45,21 +45,21 @@ deps:
 			{ echo "deps: apt-get install$$missing failed" >&2; exit 1; }; \
 	fi
 
-$(B):
-	@mkdir -p $(B)
+$(BUILD):
+	@mkdir -p $(BUILD)
 
-kernel: deps | $(B)
+kernel: deps | $(BUILD)
 	@$(LOCK) $(TOP)/qemu/build-kernel.sh $(TREE) $(FLAVOUR) >/dev/null
 
 modules: kernel
 	@$(LOCK) $(TOP)/qemu/build-modules.sh $(TREE) $(FLAVOUR)
 
-userspace: deps | $(B)
+userspace: deps | $(BUILD)
 	@for c in $(COMPONENTS); do [ -f $(TOP)/$$c/Makefile ] || continue; \
-		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(B)/host/$$(basename $$c) || exit 1; done
+		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(BUILD)/host/$$(basename $$c) || exit 1; done
 
 initramfs: modules userspace
-	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(B)/initramfs-$(TAG).cpio >/dev/null
+	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(BUILD)/initramfs-$(TAG).cpio >/dev/null
 
 guest-image: initramfs
 
@@ -89,4 +89,4 @@ export-patches:
 	@$(TOP)/qemu/kernel-git.sh export
 
 clean:
-	rm -rf $(B)/obj $(B)/mod $(B)/host $(B)/initramfs-* $(B)/logs
+	rm -rf $(BUILD)/obj $(BUILD)/mod $(BUILD)/host $(BUILD)/initramfs-* $(BUILD)/logs
