@@ -42,9 +42,9 @@ for n in "$@"; do
 	names=${names:+$names,}$n
 done
 [ "$mode" = run ] && deadline=$((deadline + default_to))
-# One cap for the whole boot (CI stops at 90 minutes): a guest still running
+# One cap for the whole boot (70 min; CI stops at 90): a guest still running
 # then is killed and its unfinished tests are reported failed.
-max=${MAX_DEADLINE:-4800}
+max=${MAX_DEADLINE:-4200}
 [ "$mode" = test ] && [ "$deadline" -gt "$max" ] && deadline=$max
 
 logs=$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode
