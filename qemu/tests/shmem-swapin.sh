@@ -6,9 +6,12 @@
 # MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), plus a 2M
 # memfd read back with pread (the read path: no VMA). On the patched kernel
 # with synchronous=1 the folios must come back at their order (pagemap +
-# kpageflags census) and the swap cache must stay empty; with synchronous=0
-# (and on the base kernel) the swap cache path runs and pages come back at
-# order 0. Every page is verified in all cases.
+# kpageflags census) and the swap cache must stay empty; on the base kernel
+# the swap cache path runs and pages come back at order 0. Every page is
+# verified in all cases. The asynchronous device (synchronous=0) is covered
+# by shmem-swapin-eio at 4M: MADV_PAGEOUT leaves its pages in the swap cache
+# until writeback ends, so a run needs a memcg drain before reading back,
+# and paging out 256M through its workqueue takes ~3 min under TCG+KASAN.
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${SHMEM_SWAPIN_SIZE:-256M}
@@ -75,8 +78,8 @@ one_case() {
 	tierblk_swapoff 0 || diag "$what: swapoff failed"
 }
 
-# 6 cases x 3 checks, plus the swap cache check of the 4 fast-path cases
-if [ "${TIERSWAP_TREE:-patched}" = patched ]; then plan 22; else plan 18; fi
+# 4 cases x 3 checks, plus the swap cache check of each on the fast path
+if [ "${TIERSWAP_TREE:-patched}" = patched ]; then plan 16; else plan 12; fi
 trap cleanup EXIT
 tierblk_load size=512M || bail "insmod tierblk failed"
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}, $SIZE per case"
@@ -84,6 +87,4 @@ for order in 0 64K 2M; do
 	one_case 1 "$order" shared ""
 done
 one_case 1 2M shmem read
-one_case 0 0 shared ""
-one_case 0 2M shared ""
 tap_status
