@@ -31,7 +31,7 @@ dd if=/dev/urandom of="$DEV" bs=4096 seek=3 count=1 oflag=direct conv=notrunc 2>
 fio --verify_only "$(fio_job verify-4k-psync)" >"$OUT" 2>&1
 rc=$?
 check "verify-4k-psync --verify_only fails on the corrupted block" \
-	sh -c "[ $rc -ne 0 ] && grep -q 'verify failed at file $DEV offset 12288' $OUT"
+	sh -c "[ $rc -ne 0 ] && grep -q 'at file $DEV offset 12288' $OUT"
 fio "$(fio_job verify-4k-psync)" >/dev/null 2>&1
 check "and passes again once the device is rewritten" fio --verify_only "$(fio_job verify-4k-psync)"
 tap_status
