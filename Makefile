@@ -7,7 +7,8 @@ T       ?=
 TAG      = $(TREE)-$(FLAVOUR)
 TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD   := $(TOP)/build
-LOCK     = flock $(BUILD)/.lock
+# One builder per machine (2 cores): every checkout and clone shares this lock.
+LOCK     = flock $(HOME)/.cache/tierswap-build.lock
 
 # Debian packages the frame and the components need (package:command-or-file).
 DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
