@@ -121,6 +121,7 @@ struct tierblk_dev {
 	struct gendisk *disk;
 	u64 size;			/* bytes */
 	bool synchronous;
+	bool inline_completion;		/* synchronous=0 bios done in submit context */
 	bool claim;			/* under disk->open_mutex */
 
 	struct xarray pages;

@@ -378,7 +378,7 @@ static void tierblk_submit_bio(struct bio *bio)
 	}
 	tierblk_account_delay(dev, v.delay_ns);
 
-	if (!READ_ONCE(dev->synchronous)) {
+	if (!READ_ONCE(dev->synchronous) && !READ_ONCE(dev->inline_completion)) {
 		tierblk_queue_async(dev, bio, op, now + v.delay_ns, &v);
 		return;
 	}

@@ -158,7 +158,7 @@ static enum tierblk_op tb_attr_op(struct device_attribute *a)
 		.op = (_op),						\
 	}
 
-/* ---- disksize, synchronous ---- */
+/* ---- disksize, synchronous, completion ---- */
 
 static ssize_t disksize_show(struct device *d, struct device_attribute *a,
 			     char *buf)
@@ -198,6 +198,36 @@ static ssize_t synchronous_store(struct device *d, struct device_attribute *a,
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(synchronous);
+
+/*
+ * How a synchronous=0 device ends its bios: from a workqueue (a real
+ * asynchronous disk) or in the submitter's context without advertising
+ * BLK_FEAT_SYNCHRONOUS (the swap cache path with no I/O offload: isolates
+ * the swap cache's cost). Takes effect for the next bio; synchronous=1
+ * always completes inline.
+ */
+static ssize_t completion_show(struct device *d, struct device_attribute *a,
+			       char *buf)
+{
+	return sysfs_emit(buf, "%s\n", READ_ONCE(tb_dev(d)->inline_completion) ?
+			  "inline" : "workqueue");
+}
+
+static ssize_t completion_store(struct device *d, struct device_attribute *a,
+				const char *buf, size_t count)
+{
+	bool inl;
+
+	if (sysfs_streq(buf, "inline"))
+		inl = true;
+	else if (sysfs_streq(buf, "workqueue"))
+		inl = false;
+	else
+		return -EINVAL;
+	WRITE_ONCE(tb_dev(d)->inline_completion, inl);
+	return count;
+}
+static DEVICE_ATTR_RW(completion);
 
 /* ---- latency ---- */
 
@@ -731,6 +761,7 @@ static DEVICE_ATTR_WO(reset_stats);
 static struct attribute *tierblk_attrs[] = {
 	&dev_attr_disksize.attr,
 	&dev_attr_synchronous.attr,
+	&dev_attr_completion.attr,
 	&tb_attr_read_latency.attr.attr,
 	&tb_attr_write_latency.attr.attr,
 	&tb_attr_discard_latency.attr.attr,

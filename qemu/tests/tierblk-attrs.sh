@@ -44,7 +44,7 @@ reject() {
 	[ -z "$bad" ] || { echo "${f##*/}:$bad"; return 1; }
 }
 
-plan 48
+plan 52
 trap cleanup EXIT
 
 # Module parameters.
@@ -86,6 +86,13 @@ check "disksize while swapped on: EBUSY" reject 0 disksize EBUSY 32M
 check_eq "hot_remove while swapped on: EBUSY" EBUSY "$(tierblk_try_file /sys/class/tierblk-control/hot_remove 0)"
 tierblk_swapoff 0
 check "synchronous after swapoff" accept 0 synchronous 0=\>0 1=\>1
+# completion: run time, any state.
+check_eq "completion: default workqueue" workqueue "$(tierblk_get 0 completion)"
+check "completion: set" accept 0 completion inline=\>inline workqueue=\>workqueue
+check "completion: invalid values" reject 0 completion EINVAL inl 1 "" "inline x"
+tierblk_swapon 0 || diag "swapon failed"
+check "completion while swapped on" accept 0 completion inline=\>inline workqueue=\>workqueue
+tierblk_swapoff 0
 
 # Latency, all four operation types.
 lat_ok() {
