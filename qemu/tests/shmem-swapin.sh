@@ -1,23 +1,29 @@
 #!/bin/sh
-# timeout: 1500
+# timeout: 2400
 # shmem swapin correctness and the fast path. A shmem region of SIZE
 # (default 256M), filled with swapstress's per-page pattern, is paged out
 # to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,
-# MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), plus a 2M
-# memfd read back with pread (the read path: no VMA). On the patched kernel
-# with synchronous=1 the folios must come back at their order (pagemap +
-# kpageflags census) and the swap cache must stay empty; on the base kernel
-# the swap cache path runs and pages come back at order 0. Every page is
-# verified in all cases. The asynchronous device (synchronous=0) is covered
-# by shmem-swapin-eio at 4M: MADV_PAGEOUT leaves its pages in the swap cache
-# until writeback ends, so a run needs a memcg drain before reading back,
-# and paging out 256M through its workqueue takes ~3 min under TCG+KASAN.
+# MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), on
+# synchronous=1 and synchronous=0, plus a 2M memfd read back with pread (the
+# read path: no VMA). On the patched kernel with synchronous=1 the folios
+# must come back at their order (pagemap + kpageflags census) and the swap
+# cache must stay empty; on the base kernel, and on synchronous=0, the swap
+# cache path runs and pages come back at order 0. Every page is verified in
+# all cases. The process runs in a memcg and stops after MADV_PAGEOUT: with
+# synchronous=0 writeback ends after MADV_PAGEOUT returns and the folios stay
+# in the swap cache, so the memcg is reclaimed until its swap cache is empty
+# before the pages are read back from the device.
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${SHMEM_SWAPIN_SIZE:-256M}
 PAGES=$(( $(echo "$SIZE" | sed 's/M$//') * 256 ))
 
+CG=/sys/fs/cgroup/shmem-swapin
+
 cleanup() {
+	[ -n "$sspid" ] && kill -CONT "$sspid" 2>/dev/null && kill -9 "$sspid" 2>/dev/null
+	wait 2>/dev/null
+	rmdir "$CG" 2>/dev/null
 	thp_reset
 	tierblk_unload 2>/dev/null
 }
@@ -28,17 +34,28 @@ swapcached_kb() {
 
 # one_case SYNC ORDER MEM ACCESS: three checks, four on the fast path.
 one_case() {
-	local s=$1 order=$2 mem=$3 acc=$4 what thp out large sc fast
+	local s=$1 order=$2 mem=$3 acc=$4 what thp out large sc fast t0
 	what="synchronous=$s order=$order $mem${acc:+ $acc}"
 	tierblk_set 0 synchronous "$s"
 	thp=$(order_setup "$order") || { fail "$what: mTHP setup"; return; }
 	# a memfd (tmpfs file) takes 2M folios from the global shmem knob
 	[ "$mem" = shmem ] && [ "$order" = 2M ] && shmem_thp_set pmd always
 	tierblk_swapon 0 || { fail "$what: swapon"; return; }
-	swapstress --size "$SIZE" --mem "$mem" ${acc:+--access $acc} --thp "$thp" \
-		--pageout madvise --write-pct 0 --folio-stats --seed 3 > /tmp/ss.out 2>&1
+	sh -c "echo \$\$ > $CG/cgroup.procs && exec swapstress --size $SIZE --mem $mem \
+		${acc:+--access $acc} --thp $thp --pageout madvise --write-pct 0 \
+		--folio-stats --stop-after-pageout --seed 3" > /tmp/ss.out 2>&1 &
+	sspid=$!
+	if wait_stopped "$sspid" 900; then
+		t0=$(cut -d. -f1 /proc/uptime)
+		memcg_drain_swapcache "$CG" 300 >&2 || diag "$what: swap cache not drained"
+		diag "$what: paged out, swap cache drained in $(( $(cut -d. -f1 /proc/uptime) - t0 )) s"
+		kill -CONT "$sspid"
+	fi
+	wait "$sspid"
+	sspid=
 	out=$(cat /tmp/ss.out)
 	sc=$(swapcached_kb)
+	diag "$what: fill $(kv_get /tmp/ss.out fill_ms) ms, pageout $(kv_get /tmp/ss.out pageout_ms) ms, readback $(kv_get /tmp/ss.out access_ms) ms"
 	check_eq "$what: every page verified, none corrupt" "$PAGES 0" \
 		"$(kv_get /tmp/ss.out pages_verified) $(kv_get /tmp/ss.out corrupt)"
 	if [ "$(kv_get /tmp/ss.out pswpout_pageout)" -ge $((PAGES * 9 / 10)) ] &&
@@ -78,13 +95,18 @@ one_case() {
 	tierblk_swapoff 0 || diag "$what: swapoff failed"
 }
 
-# 4 cases x 3 checks, plus the swap cache check of each on the fast path
-if [ "${TIERSWAP_TREE:-patched}" = patched ]; then plan 16; else plan 12; fi
+# 7 cases x 3 checks, plus the swap cache check of the 4 on the fast path
+if [ "${TIERSWAP_TREE:-patched}" = patched ]; then plan 25; else plan 21; fi
 trap cleanup EXIT
 tierblk_load size=512M || bail "insmod tierblk failed"
+mkdir -p "$CG" || bail "no memcg"
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}, $SIZE per case"
-for order in 0 64K 2M; do
-	one_case 1 "$order" shared ""
+for s in 1 0; do
+	for order in 0 64K 2M; do
+		start=$(cut -d. -f1 /proc/uptime)
+		one_case "$s" "$order" shared ""
+		diag "synchronous=$s order=$order: $(( $(cut -d. -f1 /proc/uptime) - start )) s"
+	done
 done
 one_case 1 2M shmem read
 tap_status

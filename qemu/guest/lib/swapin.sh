@@ -8,8 +8,8 @@
 #   swap_slot_of_page DEV P N    the slot among the first N of DEV that holds
 #                                swapstress page P (ss-locate: word 0 of each
 #                                page names it)
-#   memcg_drain_swapcache CG     reclaim memcg CG until none of it is in the
-#                                swap cache (10 s at most)
+#   memcg_drain_swapcache CG [S] reclaim memcg CG until none of it is in the
+#                                swap cache (S seconds at most, default 10)
 #   swap_used_on DEV             KiB of swap in use on DEV
 #   wait_swap_released DEV       until DEV holds no more swap than the per-CPU
 #                                swap slots caches may keep (64 allocated and
@@ -43,8 +43,8 @@ swap_slot_of_page() {
 }
 
 memcg_drain_swapcache() {
-	local i=0 sc
-	while [ $i -lt 100 ]; do
+	local i=0 sc n=$(( ${2:-10} * 10 ))
+	while [ $i -lt $n ]; do
 		sc=$(awk '$1 == "swapcached" { print $2 }' "$1/memory.stat")
 		[ "$sc" = 0 ] && return 0
 		echo 16M > "$1/memory.reclaim" 2>/dev/null
