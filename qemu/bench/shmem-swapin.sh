@@ -7,13 +7,15 @@
 #     shmem mTHP knobs), paged out to tierblk synchronous=1 latency 0,
 #     then read back in order; RUNS runs, median swapin_ms;
 #  2. sequential anon swapin (upstream 0bcac06f27d7's): the same SIZE of
-#     anon memory at order 0 from tierblk synchronous=1 and synchronous=0.
+#     anon memory at order 0 from tierblk synchronous=1 and synchronous=0
+#     (workqueue completion; inline completion with and without readahead).
 # Prints a table per kernel, and BENCH lines that make bench pairs into a
 # base-vs-patched table.
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${SHMEM_BENCH_SIZE:-256M}
 RUNS=${SHMEM_BENCH_RUNS:-5}
+PARTS=${SHMEM_BENCH_PARTS:-shmem anon}	# run only some: GUEST_ENV="SHMEM_BENCH_PARTS=anon"
 
 cleanup() {
 	thp_reset
@@ -43,28 +45,67 @@ timed() {
 }
 
 tierblk_load size=$(( $(echo "$SIZE" | sed 's/M$//') * 2 ))M || { echo "insmod tierblk failed"; exit 1; }
-tierblk_swapon 0 || exit 1
 
-echo "shmem sequential swapin of $SIZE, tierblk synchronous=1 latency 0, median of $RUNS (${TIERSWAP_TREE:-?} kernel)"
-printf '%-8s %12s\n' order swapin_ms
-for order in 0 64K 2M; do
-	thp=$(order_setup "$order") || exit 1
-	ms=$(timed shared "$thp") || exit 1
-	printf '%-8s %12s\n' "$order" "$ms"
-	echo "BENCH shmem_swapin_${SIZE}_order_$order $ms ms"
-done
-thp_reset
-tierblk_swapoff 0
-
-echo "anon sequential swapin of $SIZE at order 0, median of $RUNS (${TIERSWAP_TREE:-?} kernel)"
-printf '%-14s %12s\n' device swapin_ms
-for s in 1 0; do
-	tierblk_set 0 synchronous "$s" || exit 1
+shmem_part() {
 	tierblk_swapon 0 || exit 1
-	ms=$(timed anon never) || exit 1
+	echo "shmem sequential swapin of $SIZE, tierblk synchronous=1 latency 0, median of $RUNS (${TIERSWAP_TREE:-?} kernel)"
+	printf '%-8s %12s\n' order swapin_ms
+	for order in 0 64K 2M; do
+		thp=$(order_setup "$order") || exit 1
+		ms=$(timed shared "$thp") || exit 1
+		printf '%-8s %12s\n' "$order" "$ms"
+		echo "BENCH shmem_swapin_${SIZE}_order_$order $ms ms"
+	done
+	thp_reset
 	tierblk_swapoff 0
-	eval "anon_$s=$ms"
-	printf '%-14s %12s\n' "synchronous=$s" "$ms"
-	echo "BENCH anon_swapin_${SIZE}_sync$s $ms ms"
+}
+
+# The same anon readback four ways. synchronous=1: no swap cache, one page
+# per read, the copy done by the faulting task. synchronous=0 with the
+# workqueue (a real asynchronous disk): swap cache, readahead (page-cluster
+# 3: up to 8 pages per window), and the copies run on the other vCPU. With
+# completion=inline the copies stay on the faulting task (upstream's zram
+# experiment: the same device with and without the flag), with readahead and
+# without (page-cluster 0: one page per read, as synchronous=1 reads).
+anon_part() {
+	echo "anon sequential swapin of $SIZE at order 0, median of $RUNS (${TIERSWAP_TREE:-?} kernel)"
+	printf '%-44s %12s\n' device swapin_ms
+	cluster=$(cat /proc/sys/vm/page-cluster)
+	for v in 1:workqueue:3 0:workqueue:3 0:inline:3 0:inline:0; do
+		s=${v%%:*} pc=${v##*:} c=${v#*:}
+		c=${c%:*}
+		echo "$pc" > /proc/sys/vm/page-cluster
+		tierblk_set 0 synchronous "$s" || exit 1
+		tierblk_set 0 completion "$c" || exit 1
+		tierblk_swapon 0 || exit 1
+		ms=$(timed anon never) || exit 1
+		tierblk_swapoff 0
+		eval "anon_${s}_${c}_$pc=$ms"
+		if [ "$s" = 1 ]; then what="synchronous=1"; else what="synchronous=0 completion=$c page-cluster=$pc"; fi
+		printf '%-44s %12s\n' "$what" "$ms"
+		if [ "$s" = 1 ]; then
+			echo "BENCH anon_swapin_${SIZE}_sync1 $ms ms"
+		else
+			echo "BENCH anon_swapin_${SIZE}_sync0_${c}_cluster$pc $ms ms"
+		fi
+	done
+	echo "$cluster" > /proc/sys/vm/page-cluster
+	tierblk_set 0 completion workqueue
+}
+
+ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
+anon_report() {
+	sync1=$anon_1_workqueue_3
+	echo "anon, asynchronous / synchronous=1 (target >= 1.3):"
+	echo "  workqueue, readahead:      $(ratio "$anon_0_workqueue_3" "$sync1")x"
+	echo "  inline, readahead:         $(ratio "$anon_0_inline_3" "$sync1")x"
+	echo "  inline, page-cluster 0:    $(ratio "$anon_0_inline_0" "$sync1")x"
+}
+
+for part in $PARTS; do
+	case $part in
+	shmem) shmem_part || exit 1 ;;
+	anon) anon_part || exit 1; anon_report ;;
+	*) echo "unknown part '$part' (shmem, anon)"; exit 1 ;;
+	esac
 done
-echo "anon: synchronous=0 / synchronous=1 = $(echo "$anon_0 $anon_1" | awk '{ printf "%.2f", $1 / $2 }')x (target >= 1.3)"
