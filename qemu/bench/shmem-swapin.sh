@@ -27,19 +27,25 @@ median() {
 	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
+# one_run MEM THP SEED: one run of the swapin timer, its swapin_ms.
+one_run() {
+	swapstress --mode swapin-timer --mem "$1" --thp "$2" --size "$SIZE" \
+		--seed "$3" > /tmp/bench.out 2>&1
+	if [ "$(kv_get /tmp/bench.out corrupt)" != 0 ] || [ -z "$(kv_get /tmp/bench.out swapin_ms)" ]; then
+		echo "corrupt pages or no result in run $3" >&2
+		cat /tmp/bench.out >&2
+		return 1
+	fi
+	kv_get /tmp/bench.out swapin_ms
+}
+
 # timed MEM THP: RUNS runs of the swapin timer, median swapin_ms.
 timed() {
-	local i=0 all=
+	local i=0 all= ms
 	while [ $i -lt "$RUNS" ]; do
 		i=$((i + 1))
-		swapstress --mode swapin-timer --mem "$1" --thp "$2" --size "$SIZE" \
-			--seed "$i" > /tmp/bench.out 2>&1
-		if [ "$(kv_get /tmp/bench.out corrupt)" != 0 ]; then
-			echo "corrupt pages in run $i" >&2
-			cat /tmp/bench.out >&2
-			return 1
-		fi
-		all="$all $(kv_get /tmp/bench.out swapin_ms)"
+		ms=$(one_run "$1" "$2" "$i") || return 1
+		all="$all $ms"
 	done
 	echo "$all" | median
 }
@@ -68,29 +74,39 @@ shmem_part() {
 # experiment: the same device with and without the flag), with readahead and
 # without (page-cluster 0: one page per read, as synchronous=1 reads).
 anon_part() {
-	echo "anon sequential swapin of $SIZE at order 0, median of $RUNS (${TIERSWAP_TREE:-?} kernel)"
-	printf '%-44s %12s\n' device swapin_ms
+	local i=0 v s c pc ms what cluster
+	echo "anon sequential swapin of $SIZE at order 0, median of $RUNS, variants interleaved run by run (${TIERSWAP_TREE:-?} kernel)"
 	cluster=$(cat /proc/sys/vm/page-cluster)
+	while [ $i -lt "$RUNS" ]; do
+		i=$((i + 1))
+		for v in 1:workqueue:3 0:workqueue:3 0:inline:3 0:inline:0; do
+			s=${v%%:*} pc=${v##*:} c=${v#*:}
+			c=${c%:*}
+			echo "$pc" > /proc/sys/vm/page-cluster
+			tierblk_set 0 synchronous "$s" || exit 1
+			tierblk_set 0 completion "$c" || exit 1
+			tierblk_swapon 0 || exit 1
+			ms=$(one_run anon never "$i") || exit 1
+			tierblk_swapoff 0
+			eval "all_${s}_${c}_$pc=\"\$all_${s}_${c}_$pc $ms\""
+		done
+	done
+	echo "$cluster" > /proc/sys/vm/page-cluster
+	tierblk_set 0 completion workqueue
+	printf '%-52s %12s\n' device swapin_ms
 	for v in 1:workqueue:3 0:workqueue:3 0:inline:3 0:inline:0; do
 		s=${v%%:*} pc=${v##*:} c=${v#*:}
 		c=${c%:*}
-		echo "$pc" > /proc/sys/vm/page-cluster
-		tierblk_set 0 synchronous "$s" || exit 1
-		tierblk_set 0 completion "$c" || exit 1
-		tierblk_swapon 0 || exit 1
-		ms=$(timed anon never) || exit 1
-		tierblk_swapoff 0
+		eval "ms=\$(echo \"\$all_${s}_${c}_$pc\" | median)"
 		eval "anon_${s}_${c}_$pc=$ms"
 		if [ "$s" = 1 ]; then what="synchronous=1"; else what="synchronous=0 completion=$c page-cluster=$pc"; fi
-		printf '%-44s %12s\n' "$what" "$ms"
+		printf '%-52s %12s\n' "$what" "$ms"
 		if [ "$s" = 1 ]; then
 			echo "BENCH anon_swapin_${SIZE}_sync1 $ms ms"
 		else
 			echo "BENCH anon_swapin_${SIZE}_sync0_${c}_cluster$pc $ms ms"
 		fi
 	done
-	echo "$cluster" > /proc/sys/vm/page-cluster
-	tierblk_set 0 completion workqueue
 }
 
 ratio() { echo "$1 $2" | awk '{ printf "%.2f", $1 / $2 }'; }
