@@ -21,7 +21,7 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 
 COMPONENTS := $(shell cat $(TOP)/qemu/components)
 
-.PHONY: help deps kernel modules userspace initramfs guest-image test run shell \
+.PHONY: help deps kernel modules userspace kselftests initramfs guest-image test run shell \
 	bench kernel-git export-patches clean
 
 help:
@@ -59,7 +59,11 @@ userspace: deps | $(BUILD)
 	@for c in $(COMPONENTS); do [ -f $(TOP)/$$c/Makefile ] || continue; \
 		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(BUILD)/host/$$(basename $$c) || exit 1; done
 
-initramfs: modules userspace
+# The kernel's own swap-related selftests, built from the same tree (docs/kselftests.md).
+kselftests: kernel
+	@$(LOCK) $(TOP)/qemu/build-kselftests.sh $(TREE) $(FLAVOUR) >/dev/null
+
+initramfs: modules userspace kselftests
 	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(BUILD)/initramfs-$(TAG).cpio >/dev/null
 
 guest-image: initramfs
