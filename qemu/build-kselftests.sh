@@ -38,13 +38,19 @@ make -s -C "$src" O="$obj" headers_install INSTALL_HDR_PATH="$out/usr" >&2 ||
 
 # The selftests' Makefiles, unchanged; static so the guest needs no libraries.
 # mm probes for liburing into mm/local_config.{h,mk}: probe again every time.
+# Their chatter goes to build/kselftest/TREE-FLAVOUR/build.log, shown on failure.
+log=$out/build.log
+: > "$log"
 sel() { # dir targets...
 	local d=$1
 	shift
 	make -s -C "$st/$d" OUTPUT="$out/$d" KHDR_INCLUDES="-isystem $out/usr/include" \
-		USERLDFLAGS=-static "$@" >&2 || die "selftests/$d failed to build ($tree)"
+		USERLDFLAGS=-static "$@" >> "$log" 2>&1 ||
+		{ tail -n 30 "$log" >&2; die "selftests/$d failed to build ($tree)"; }
 }
-rm -f "$st/mm/local_config.h" "$st/mm/local_config.mk"
+# mm probes for liburing once (mm/local_config.h): probe again if it said no
+grep -qs LOCAL_CONFIG_HAVE_LIBURING "$st/mm/local_config.h" ||
+	rm -f "$st/mm/local_config.h" "$st/mm/local_config.mk"
 mkdir -p "$out/mm" "$out/cgroup" "$out/zram"
 # 6.12.118's khugepaged.c returns KSFT_SKIP (a stable backport) without
 # including kselftest.h, which defines it: force the include for that one.
