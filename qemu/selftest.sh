@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..25"
+echo "1..26"
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -127,6 +127,9 @@ ok "uffd: a case cut off by a kill fails, and so does completion" sh -c \
 printf 'zram set disksizes: OK\nFAIL mount /dev/zram1 failed\nzram01 : [PASS]\n' | conv zram 0 ""
 ok "zram: OK steps pass, a FAIL line fails even when the script says [PASS]" sh -c \
 	"grep -qx 'ok 1 - p: zram set disksizes' $d/out && grep -q '^not ok 2 - p: FAIL mount' $d/out && grep -qx 'ok 3 - p: zram01: verdict' $d/out"
+printf 'ok 1 test_a\nok 2 # SKIP test_b\nok 1 test_a\nnot ok 3 test_c\nok 2 # SKIP test_b\n' | conv ktap 1 ""
+ok "ktap: no plan (cgroup tests); lines repeated by forked children are dropped" sh -c \
+	"grep -qx 'ok 1 - p: test_a' $d/out && grep -qx 'ok 2 - p: test_b # SKIP skipped' $d/out && grep -qx 'not ok 3 - p: test_c' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out && [ \"\$(cat $d/state)\" = '4 1' ]"
 printf 'nothing recognisable\n' | conv zram 0 ""
 ok "any format: output with no results fails" grep -q '^not ok 1 - p: ran to completion' "$d/out"
 

@@ -82,6 +82,11 @@ fmt == "ktap" {
 	if (line ~ /^Bail out!/) { bail = line; next }
 	if (line ~ /^# Totals: /) { totals = line; next }
 	if (line ~ /^(not )?ok [0-9]+( |$)/) {
+		# A child forked with unflushed stdio (stdout is a file here) prints
+		# the parent's earlier lines again when it exits: same number.
+		num = line; sub(/^(not )?ok /, "", num); sub(/[^0-9].*/, "", num)
+		if (num in numseen) { dups++; next }
+		numseen[num] = 1
 		v = (line ~ /^not /) ? "fail" : "pass"
 		msg = line; sub(/^(not )?ok [0-9]+ ?/, "", msg)
 		dir = ""
@@ -195,8 +200,8 @@ END {
 		exit
 	}
 	if (fmt == "ktap") {
-		if (planned < 0) why = why "no plan printed; "
-		else if (planned != results) why = why "planned " planned " results, printed " results "; "
+		# the cgroup tests print no plan; cow does, and then it must hold
+		if (planned >= 0 && planned != results) why = why "planned " planned " results, printed " results "; "
 		if (rc == 0 && nfail > 0) why = why "exit status 0 despite failures; "
 		if (rc != 0 && rc != 1 && why == "") why = why "exit status " rc "; "
 		if (rc == 1 && nfail == 0 && why == "") why = why "exit status 1 without a failed case; "
@@ -223,5 +228,6 @@ END {
 		failed++
 	}
 	if (nknown > 0) print "# " prog ": " nknown " known failure(s) (TODO)"
+	if (dups > 0) print "# " prog ": " dups " result line(s) repeated by forked children, ignored"
 	print n, failed > state
 }

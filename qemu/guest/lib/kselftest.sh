@@ -63,7 +63,7 @@ ksft_thp_save() {
 		$_KSFT_THP/hugepages-*/shmem_enabled $_KSFT_THP/khugepaged/*; do
 		[ -w "$f" ] || continue
 		# "always [madvise] never" -> madvise
-		echo "$f $(sed -n 's/.*\[\(.*\)\].*/\1/p; /\[/!p' "$f")" >> /tmp/ksft-thp.saved
+		echo "$f $(sed -n 's/.*\[\(.*\)\].*/\1/p; t; p' "$f")" >> /tmp/ksft-thp.saved
 	done
 }
 
@@ -71,7 +71,7 @@ ksft_thp_restore() {
 	local f v
 	[ -r /tmp/ksft-thp.saved ] || return 0
 	while read -r f v; do
-		[ "$(sed -n 's/.*\[\(.*\)\].*/\1/p; /\[/!p' "$f")" = "$v" ] && continue
+		[ "$(sed -n 's/.*\[\(.*\)\].*/\1/p; t; p' "$f")" = "$v" ] && continue
 		{ echo "$v" > "$f"; } 2>/dev/null
 	done < /tmp/ksft-thp.saved
 	return 0
