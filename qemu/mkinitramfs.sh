@@ -45,6 +45,11 @@ for p in fio nbd-client bash; do
 	add_prog "$path" usr/bin
 done
 ln -sf /usr/bin/bash "$root/bin/bash"
+# mkfs.ext2 (busybox-static has none): zram01's and test_memcontrol's filesystems
+path=$(command -v mke2fs || echo /sbin/mke2fs)
+[ -x "$path" ] || die "missing mke2fs: apt-get install e2fsprogs"
+add_prog "$path" usr/sbin
+ln -sf mke2fs "$root/usr/sbin/mkfs.ext2"
 for p in "$top"/build/host/*/bin/*; do
 	[ -f "$p" ] && [ -x "$p" ] && add_prog "$p" usr/bin
 done

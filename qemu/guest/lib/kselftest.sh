@@ -93,8 +93,8 @@ ksft_swap_up() {
 
 # ksft_swap_down: every swap off, zram reset, tierblk unloaded.
 ksft_swap_down() {
+	zram_swap_down		# swapoff and reset (hot-remove) the zram swaps
 	swap_all_off
-	zram_swap_down
 	tierblk_unload 2>/dev/null
 	return 0
 }
