@@ -18,7 +18,7 @@ add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
 
 mkdir -p "$top/build/logs"
 # Knobs of the kernel selftests' guest tests (docs/kselftests.md) reach the guest.
-for v in KSELFTEST_LONG KSELFTEST_SWAP; do
+for v in KSELFTEST_LONG KSELFTEST_SWAP KSELFTEST_LIVE; do
 	[ -n "${!v:-}" ] && export GUEST_ENV="${GUEST_ENV:+$GUEST_ENV }$v=${!v}"
 done
 

@@ -3,6 +3,7 @@
 #   KSFT_DIR                        where the selftests are (built from the
 #                                   booted kernel's tree: qemu/build-kselftests.sh)
 #   ksft_long                       true when KSELFTEST_LONG=1 (the heavier runs)
+#                                   (KSELFTEST_LIVE=1: raw output as '# live:' lines)
 #   ksft_run FMT PROG SECS CMD...   run CMD (a selftest) for at most SECS seconds
 #                                   and print its results as our TAP lines, each
 #                                   "PROG: KEY", plus "PROG: ran to completion";
@@ -24,13 +25,25 @@ ksft_long() {
 }
 
 ksft_run() {
-	local fmt=$1 prog=$2 secs=$3 rc t0 t1 st
+	local fmt=$1 prog=$2 secs=$3 rc t0 t1 st live=
 	shift 3
 	st=/tmp/ksft-$prog.state
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	diag "$prog: $* (at most ${secs} s)"
+	: > "/tmp/ksft-$prog.out"
+	# KSELFTEST_LIVE=1: the raw output as '# live:' lines while it runs (debugging)
+	if [ "${KSELFTEST_LIVE:-0}" = 1 ]; then
+		( tail -f "/tmp/ksft-$prog.out" & echo $! > /tmp/ksft-live.pid; wait ) |
+			sed "s/^/# live: /" &
+		live=1
+	fi
 	timeout -s KILL "$secs" "$@" > "/tmp/ksft-$prog.out" 2> "/tmp/ksft-$prog.err" < /dev/null
 	rc=$?
+	if [ -n "$live" ]; then
+		sleep 1
+		kill "$(cat /tmp/ksft-live.pid)" 2>/dev/null
+		wait
+	fi
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	rm -f "$st"
 	awk -v fmt="$fmt" -v prog="$prog" -v n="$_tap_n" -v rc="$rc" \
