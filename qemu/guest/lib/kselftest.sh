@@ -115,6 +115,14 @@ ksft_swap_down() {
 # ksft_swap_check DEV: a check line that DEV is the only swap and is synchronous
 # (SWP_SYNCHRONOUS_IO is what both zram and tierblk synchronous=1 give).
 ksft_swap_check() {
-	check "swap on $1 (the only swap device)" \
+	diag "swap device: $1"
+	check "swap on the ${KSELFTEST_SWAP:-zram} device, the only swap device" \
 		sh -c "[ \$(awk 'NR > 1' /proc/swaps | wc -l) = 1 ] && grep -q '^$1 ' /proc/swaps"
+}
+
+# ksft_swapouts: pages swapped out so far, to the device (pswpout) or, being
+# zero-filled, only marked in the swap zeromap (swpout_zero; most selftests
+# write zeros).
+ksft_swapouts() {
+	echo $(( $(vmstat_get pswpout) + $(vmstat_get swpout_zero) ))
 }
