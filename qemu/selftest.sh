@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..26"
+echo "1..30"
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -132,6 +132,32 @@ ok "ktap: no plan (cgroup tests); lines repeated by forked children are dropped"
 	"grep -qx 'ok 1 - p: test_a' $d/out && grep -qx 'ok 2 - p: test_b # SKIP skipped' $d/out && grep -qx 'not ok 3 - p: test_c' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out && [ \"\$(cat $d/state)\" = '4 1' ]"
 printf 'nothing recognisable\n' | conv zram 0 ""
 ok "any format: output with no results fails" grep -q '^not ok 1 - p: ran to completion' "$d/out"
+
+# ---- kselftest-ab.sh --table: the base-vs-patched verdicts on synthetic TAP
+d=$(mk ab)
+printf 'p: c\tupstream bug\np: fl\tflaky: racy stats\n' > "$d/xf"
+abtap() { # tree lines...
+	local t=$1; shift
+	printf 'kselftest-x\t%s\n' "$@" > "$d/$t.tap"
+}
+abrun() { KSELFTEST_XFAIL="$d/xf" "$top/qemu/kselftest-ab.sh" --table "$d" > "$d/out" 2>&1; }
+printf 'kselftest-x\tPASS\n' > "$d/base.verdicts"; cp "$d/base.verdicts" "$d/patched.verdicts"
+abtap base 'ok 1 - p: a' 'ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+abtap patched 'ok 1 - p: a' 'not ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'not ok 5 - p: fl # TODO known failure: flaky: racy stats'
+abrun; rc=$?
+ok "ab: pass on base, fail on patched is a REGRESSION and fails the run" sh -c \
+	"[ $rc != 0 ] && grep -q 'p: b  *pass  *fail  *REGRESSION' $d/out && grep -q '1 problem' $d/out"
+ok "ab: a listed flaky case is not counted; skips on both are listed with the reason" sh -c \
+	"grep -q 'p: fl .*listed flaky' $d/out && grep -q 'p: s -- no gup_test' $d/out"
+abtap patched 'ok 1 - p: a' 'ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+abrun; rc=$?
+ok "ab: same results on both (known failure failing on both) pass" sh -c "[ $rc = 0 ] && grep -q '0 problem' $d/out"
+abtap base 'ok 1 - p: a' 'ok 2 - p: b' 'ok 3 - p: c' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+cp "$d/base.tap" "$d/patched.tap"
+printf 'kselftest-x\tFAIL\n' > "$d/patched.verdicts"
+abrun; rc=$?
+ok "ab: a listed failure that passes on base is stale; a whole test PASS->FAIL fails" sh -c \
+	"[ $rc != 0 ] && grep -q 'p: c .*STALE' $d/out && grep -q 'kselftest-x (whole test) *PASS *FAIL REGRESSION' $d/out"
 
 echo "# $((n - failed)) of $n passed"
 [ "$failed" -eq 0 ]
