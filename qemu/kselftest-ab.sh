@@ -75,13 +75,15 @@ END {
 		p = (("patched", k) in res) ? res["patched", k] : "-"
 		note = ""
 		flaky = (d in known) && known[d] ~ /^flaky/
+		kb = (b == "fail" || b == "xfail"); kp = (p == "fail" || p == "xfail")
 		if (flaky && (b != "pass" || p != "pass")) note = "listed flaky: not counted"
 		else if (b == "pass" && p != "pass") { note = "REGRESSION"; bad++ }
-		else if ((d in known) && !flaky && b != "fail" && b != "xfail") { note = "STALE xfail entry: passes on base"; bad++ }
-		else if (b == "fail" && p == "fail") { note = "fails on both, not in qemu/kselftest-xfail"; bad++ }
-		else if (b == "-" ) { note = "not run on base" }
+		else if ((d in known) && !flaky && !kb) { note = "STALE xfail entry: does not fail on base"; bad++ }
+		else if ((d in known) && !flaky) note = (p == "pass") ? "known failure; passes on patched" : "known failure (listed)"
+		else if (kb && kp) { note = "fails on both, not in qemu/kselftest-xfail"; bad++ }
+		else if (b == "-") note = "not run on base"
 		else if (p == "pass" && b != "pass") note = "passes on patched only"
-		else if (p == "fail") { note = "fails on patched"; bad++ }
+		else if (kp) { note = "fails on patched"; bad++ }
 		printf "%-92s %-8s %-8s %s\n", substr(t ": " d, 1, 92), b, p, note
 		n[t, "base", b]++; n[t, "patched", p]++; tests[t] = 1
 		if (b == "skip" && p == "skip") both[++nb] = d " -- " why["patched", k]
