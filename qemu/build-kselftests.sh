@@ -36,7 +36,8 @@ mkdir -p "$out"
 make -s -C "$src" O="$obj" headers_install INSTALL_HDR_PATH="$out/usr" >&2 ||
 	die "headers_install failed for $tree-$flavour"
 
-# The selftests' Makefiles, unchanged; static so the guest needs no libraries.
+# The selftests' Makefiles, unchanged; static so the guest needs no libraries;
+# stdout line-buffered (qemu/kselftest-linebuf.h, force-included).
 # mm probes for liburing into mm/local_config.{h,mk}: probe again every time.
 # Their chatter goes to build/kselftest/TREE-FLAVOUR/build.log, shown on failure.
 log=$out/build.log
@@ -45,13 +46,20 @@ sel() { # dir targets...
 	local d=$1
 	shift
 	make -s -C "$st/$d" OUTPUT="$out/$d" KHDR_INCLUDES="-isystem $out/usr/include" \
-		USERLDFLAGS=-static "$@" >> "$log" 2>&1 ||
+		USERCFLAGS="-include $top/qemu/kselftest-linebuf.h" USERLDFLAGS=-static "$@" >> "$log" 2>&1 ||
 		{ tail -n 30 "$log" >&2; die "selftests/$d failed to build ($tree)"; }
 }
 # mm probes for liburing once (mm/local_config.h): probe again if it said no
 grep -qs LOCAL_CONFIG_HAVE_LIBURING "$st/mm/local_config.h" ||
 	rm -f "$st/mm/local_config.h" "$st/mm/local_config.mk"
 mkdir -p "$out/mm" "$out/cgroup" "$out/zram"
+# make does not see flag changes: rebuild all when the forced header or this
+# script changed
+fid=$(cat "$top/qemu/kselftest-linebuf.h" "$0" | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$out/.flags" 2>/dev/null)" != "$fid" ]; then
+	rm -f "$out"/mm/* "$out"/cgroup/*
+	echo "$fid" > "$out/.flags"
+fi
 # 6.12.118's khugepaged.c returns KSFT_SKIP (a stable backport) without
 # including kselftest.h, which defines it: force the include for that one.
 sel mm "$out/mm/cow" "$out/mm/uffd-unit-tests"
