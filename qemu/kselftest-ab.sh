@@ -17,22 +17,19 @@ tests=${KT:-$(cd "$top/qemu/tests" && ls kselftest-*.sh | sed 's/\.sh$//' | tr '
 out=$top/build/logs/kselftest-ab
 mkdir -p "$out"
 
-# --table DIR: only judge DIR/{base,patched}.{tap,verdicts} (qemu/selftest.sh)
-table_only=
-if [ "${1:-}" = --table ]; then
-	table_only=1
-	out=${2:?dir}
-fi
+# --table DIR: only judge DIR/{base,patched}.{tap,verdicts} (qemu/selftest.sh);
+# --collect DIR: make those from DIR/{base,patched}.out (qemu/test.sh outputs,
+# whose "logs:" lines name the boots) and judge.
+table_only= collect_only=
+case "${1:-}" in
+--table) table_only=1; out=${2:?dir} ;;
+--collect) collect_only=1; out=${2:?dir} ;;
+esac
 
-for tree in base patched; do
-	[ -n "$table_only" ] && break
-	echo "== kselftest-ab: $tree-$flavour: $tests"
-	start=$(date +%s)
-	TREE=$tree FLAVOUR=$flavour T="$tests" "$top/qemu/test.sh" > "$out/$tree.out" 2>&1
-	rc=$?
-	echo "$tree: qemu/test.sh exit $rc in $(( $(date +%s) - start )) s: $(tail -n 1 "$out/$tree.out")"
-	echo "$rc" > "$out/$tree.rc"
-	# TAP of every boot of this run, each line prefixed with its test's name
+# collect TREE: TAP of every boot named in $out/TREE.out, each line prefixed
+# with its test's name, and report.sh's whole-test verdicts
+collect() {
+	local tree=$1 l
 	: > "$out/$tree.tap"
 	sed -n 's/^logs: //p' "$out/$tree.out" | while read -r l; do
 		tr -d '\r' < "$top/$l/results.log" | awk '
@@ -42,6 +39,18 @@ for tree in base patched; do
 	done >> "$out/$tree.tap"
 	# whole-test verdicts of report.sh: "PASS name (...)" / "FAIL name (...)"
 	awk '/^(PASS|FAIL) kselftest-/ { print $2 "\t" $1 }' "$out/$tree.out" > "$out/$tree.verdicts"
+}
+
+for tree in base patched; do
+	[ -n "$table_only" ] && break
+	[ -n "$collect_only" ] && { collect $tree; continue; }
+	echo "== kselftest-ab: $tree-$flavour: $tests"
+	start=$(date +%s)
+	TREE=$tree FLAVOUR=$flavour T="$tests" "$top/qemu/test.sh" > "$out/$tree.out" 2>&1
+	rc=$?
+	echo "$tree: qemu/test.sh exit $rc in $(( $(date +%s) - start )) s: $(tail -n 1 "$out/$tree.out")"
+	echo "$rc" > "$out/$tree.rc"
+	collect $tree
 done
 
 xfail=${KSELFTEST_XFAIL:-$top/qemu/kselftest-xfail}
