@@ -5,8 +5,8 @@
 # in front of a synchronous swap device. Its own boot: once zswap has been
 # enabled, 6.12 keeps zswap_never_enabled() false for the rest of the boot,
 # and large-folio swapin from synchronous devices falls back to order 0 in
-# every later test (docs/kselftests.md). Its test_no_kmem_bypass fills all
-# of guest memory: 616 s under TCG on a loaded host.
+# every later test (docs/kselftests.md). test_zswap took 616 s under TCG on
+# a loaded host (its test_no_kmem_bypass allocates more than the guest's RAM).
 . /usr/lib/tierswap/lib.sh
 
 Z=/sys/module/zswap/parameters
