@@ -129,5 +129,5 @@ wbad=$(echo "$wt" | grep -c REGRESSION)
 for tree in base patched; do
 	[ -s "$out/$tree.tap" ] || { echo "kselftest-ab: no results from $tree"; bad=$((bad + 1)); }
 done
-echo "kselftest-ab: $((bad + wbad)) problem(s); table in build/logs/kselftest-ab.txt; runs in build/logs/kselftest-ab/{base,patched}.out"
+echo "kselftest-ab: $((bad + wbad)) problem(s); table in ${out#"$top"/}.txt; runs in ${out#"$top"/}/{base,patched}.out"
 [ "$((bad + wbad))" -eq 0 ]
