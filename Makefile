@@ -21,19 +21,20 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 
 COMPONENTS := $(shell cat $(TOP)/qemu/components)
 
-.PHONY: help deps kernel modules userspace initramfs guest-image test run shell \
+.PHONY: help deps kernel modules userspace kselftests initramfs guest-image test kselftest-ab run shell \
 	bench kernel-git export-patches clean
 
 help:
 	@echo "make test            host tests, then the guest suite on the patched debug kernel"
 	@echo "make test T=name     one guest test (qemu/tests/name.sh)"
+	@echo "make kselftest-ab    the kernel's swap-related selftests on base and patched (debug): a side-by-side table"
 	@echo "make run             boot (release kernel), set up each swap tier, run the memory-pressure demo"
 	@echo "make shell           boot the same guest to an interactive shell"
 	@echo "make bench           base vs patched (release kernels) and host benchmarks; B=\"name ...\" a subset"
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
 	@echo "make deps            install missing Debian packages"
-	@echo "variables: TREE=base|patched FLAVOUR=debug|release ACCEL=tcg|kvm"
+	@echo "variables: TREE=base|patched FLAVOUR=debug|release ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"
 
 deps:
 	@missing=; for d in $(DEPS); do p=$${d%%:*}; c=$${d#*:}; \
@@ -59,7 +60,11 @@ userspace: deps | $(BUILD)
 	@for c in $(COMPONENTS); do [ -f $(TOP)/$$c/Makefile ] || continue; \
 		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(BUILD)/host/$$(basename $$c) || exit 1; done
 
-initramfs: modules userspace
+# The kernel's own swap-related selftests, built from the same tree (docs/kselftests.md).
+kselftests: kernel
+	@$(LOCK) $(TOP)/qemu/build-kselftests.sh $(TREE) $(FLAVOUR) >/dev/null
+
+initramfs: modules userspace kselftests
 	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(BUILD)/initramfs-$(TAG).cpio >/dev/null
 
 guest-image: initramfs
@@ -67,6 +72,12 @@ guest-image: initramfs
 test: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
 	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" $(TOP)/qemu/test.sh
+
+# The kernel's own selftests (qemu/tests/kselftest-*) on base and patched, side by side.
+kselftest-ab: deps
+	@$(MAKE) -s guest-image TREE=base FLAVOUR=$(FLAVOUR)
+	@$(MAKE) -s guest-image TREE=patched FLAVOUR=$(FLAVOUR)
+	@FLAVOUR=$(FLAVOUR) $(TOP)/qemu/kselftest-ab.sh
 
 # The demo times things: it boots the release kernel unless told otherwise.
 RUN_FLAVOUR ?= release

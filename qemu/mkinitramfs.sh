@@ -39,16 +39,32 @@ add_prog() { # path-on-host dest-dir
 	done
 }
 
-for p in fio nbd-client; do
+# bash: the kernel's selftest scripts (tools/testing/selftests/zram) are #!/bin/bash
+for p in fio nbd-client bash; do
 	path=$(command -v "$p") || die "missing $p: apt-get install $p"
 	add_prog "$path" usr/bin
 done
+ln -sf /usr/bin/bash "$root/bin/bash"
+# mkfs.ext2 (busybox-static has none): zram01's and test_memcontrol's filesystems
+path=$(command -v mke2fs || echo /sbin/mke2fs)
+[ -x "$path" ] || die "missing mke2fs: apt-get install e2fsprogs"
+add_prog "$path" usr/sbin
+ln -sf mke2fs "$root/usr/sbin/mkfs.ext2"
 for p in "$top"/build/host/*/bin/*; do
 	[ -f "$p" ] && [ -x "$p" ] && add_prog "$p" usr/bin
 done
 for m in "$top/build/mod/$tag"/*/*.ko; do
 	[ -f "$m" ] && cp "$m" "$root/lib/modules/tierswap/"
 done
+
+# The kernel's own selftests, built from this kernel's tree (build-kselftests.sh).
+ksft=$top/build/kselftest/$tag
+if [ -d "$ksft" ]; then
+	mkdir -p "$root/usr/lib/tierswap/kselftest"
+	cp -a "$ksft/mm" "$ksft/cgroup" "$ksft/zram" "$root/usr/lib/tierswap/kselftest/"
+fi
+cp "$top/qemu/guest/ksft2tap.awk" "$root/usr/lib/tierswap/"
+cp "$top/qemu/kselftest-xfail" "$root/usr/lib/tierswap/kselftest-xfail"
 
 cp "$top/qemu/guest/init" "$root/init"
 cp "$top/qemu/guest/lib.sh" "$root/usr/lib/tierswap/"
@@ -61,6 +77,9 @@ done
 for j in "$top"/workloads/fio/*.fio; do [ -f "$j" ] && cp "$j" "$root/usr/share/tierswap/fio/"; done
 echo "root:x:0:0:root:/root:/bin/sh" > "$root/etc/passwd"
 echo "root:x:0:" > "$root/etc/group"
+# name lookups of "localhost" (test_memcontrol's socket test) from the file
+printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n' > "$root/etc/hosts"
+echo "hosts: files" > "$root/etc/nsswitch.conf"
 
 (cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..13"
+echo "1..30"
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -87,6 +87,77 @@ d=$(mk leftover)
 res "### begin a timeout=5" "1..1" "ok 1 - x" "### leftover swap: /dev/zram0" "### end a rc=0" "### guest done 4"
 judge a
 ok "a test that leaves swap on fails" has "left behind: leftover swap: /dev/zram0"
+
+
+# ---- ksft2tap.awk (the guest's converter of kernel selftest output), run with
+# busybox awk as in the guest. conv FMT RC XFAIL < output: TAP into $d/out.
+awk_bb() { if [ -x /bin/busybox ]; then /bin/busybox awk "$@"; else awk "$@"; fi; }
+conv() { awk_bb -v fmt="$1" -v prog=p -v n=0 -v rc="$2" -v xfail="$3" -v state="$d/state" \
+	-f "$top/qemu/guest/ksft2tap.awk" > "$d/out"; }
+d=$(mk ksft)
+printf 'a: b\tnope\np: known\tupstream bug\n' > "$d/xf"
+ktap() { printf 'TAP version 13\n1..3\n# [RUN] one ... with swapped out base page\nok 1 No leak from parent into child\n# [RUN] two\nok 2 # SKIP MADV_PAGEOUT did not work\n'; printf '%s\n' "$@"; }
+ktap '# [RUN] three' 'ok 3 No leak' '# Totals: pass:2 fail:0' | conv ktap 0 ""
+ok "ktap: cases named by their [RUN] line, skips kept, completion ok" sh -c \
+	"grep -qx 'ok 1 - p: one ... with swapped out base page' $d/out && grep -qx 'ok 2 - p: two # SKIP MADV_PAGEOUT did not work' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out && [ \"\$(cat $d/state)\" = '4 0' ]"
+ktap '# [RUN] three' 'not ok 3 Leak from parent into child' 'Bail out! 1 out of 3 tests failed' | conv ktap 1 ""
+ok "ktap: a failed case fails under the case's name; its message follows" sh -c \
+	"grep -qx 'not ok 3 - p: three' $d/out && grep -qx '# Leak from parent into child' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out && [ \"\$(cat $d/state)\" = '4 1' ]"
+ktap | conv ktap 139 ""
+ok "ktap: a crash before the plan is complete fails 'ran to completion'" sh -c \
+	"grep -q '^not ok 3 - p: ran to completion' $d/out && grep -q 'signal 11' $d/out && grep -q 'planned 3 results, printed 2' $d/out"
+ktap '# [RUN] three' 'ok 3 fine' | conv ktap 1 ""
+ok "ktap: exit status 1 with every case passed fails" grep -q '^not ok 4 - p: ran to completion' "$d/out"
+printf '1..0 # SKIP zswap is not configured\n' | conv ktap 4 ""
+ok "ktap: a whole-program skip is one skip line" sh -c "grep -qx 'ok 1 - p: all cases # SKIP zswap is not configured' $d/out && [ \"\$(cat $d/state)\" = '1 0' ]"
+printf '1..1\n# [RUN] known\nnot ok 1 Leak\n' | conv ktap 1 "$d/xf"
+ok "ktap: a listed known failure is 'not ok # TODO' and not counted failed" sh -c \
+	"grep -qx 'not ok 1 - p: known # TODO known failure: upstream bug' $d/out && [ \"\$(cat $d/state)\" = '2 0' ]"
+printf 'Run test: collapse_swapin_single_pte (khugepaged:anon)\nAllocate huge page... \033[32mOK\033[0m\nSwapout one page... \033[32mOK\033[0m\nCollapse with swapping in single PTE entry.... \033[31mFail\033[0m\n' | conv khugepaged 1 ""
+ok "khugepaged: each check is a line; a Fail fails" sh -c \
+	"grep -qx 'ok 2 - p: collapse_swapin_single_pte (khugepaged:anon): Swapout one page' $d/out && grep -qx 'not ok 3 - p: collapse_swapin_single_pte (khugepaged:anon): Collapse with swapping in single PTE entry' $d/out && grep -q '^ok 4 - p: ran to completion' $d/out"
+printf 'Run test: x (khugepaged:anon)\nAllocate huge page... \033[32mOK\033[0m\n' | conv khugepaged 1 ""
+ok "khugepaged: an exit status that disagrees with the checks fails" grep -q '^not ok 2 - p: ran to completion' "$d/out"
+printf 'Testing wp-fork on anon... done\nTesting wp-fork on shmem... note\nfailed [reason: lost bit]\nTesting wp-fork on hugetlb... skipped [reason: feature missing]\nUserfaults unit tests: pass=1, skip=1, fail=1 (total=3)\n' | conv uffd 1 ""
+ok "uffd: done/failed/skipped per case, totals agree" sh -c \
+	"grep -qx 'ok 1 - p: wp-fork on anon' $d/out && grep -qx 'not ok 2 - p: wp-fork on shmem' $d/out && grep -qx 'ok 3 - p: wp-fork on hugetlb # SKIP feature missing' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out"
+printf 'Testing wp-fork on anon... done\nTesting wp-fork on shmem... ' | conv uffd 137 ""
+ok "uffd: a case cut off by a kill fails, and so does completion" sh -c \
+	"grep -q '^not ok 2 - p: wp-fork on shmem' $d/out && grep -q '^not ok 3 - p: ran to completion' $d/out"
+printf 'zram set disksizes: OK\nFAIL mount /dev/zram1 failed\nzram01 : [PASS]\n' | conv zram 0 ""
+ok "zram: OK steps pass, a FAIL line fails even when the script says [PASS]" sh -c \
+	"grep -qx 'ok 1 - p: zram set disksizes' $d/out && grep -q '^not ok 2 - p: FAIL mount' $d/out && grep -qx 'ok 3 - p: zram01: verdict' $d/out"
+printf 'ok 1 test_a\nok 2 # SKIP test_b\nok 1 test_a\nnot ok 3 test_c\nok 2 # SKIP test_b\n' | conv ktap 1 ""
+ok "ktap: no plan (cgroup tests); lines repeated by forked children are dropped" sh -c \
+	"grep -qx 'ok 1 - p: test_a' $d/out && grep -qx 'ok 2 - p: test_b # SKIP skipped' $d/out && grep -qx 'not ok 3 - p: test_c' $d/out && grep -qx 'ok 4 - p: ran to completion' $d/out && [ \"\$(cat $d/state)\" = '4 1' ]"
+printf 'nothing recognisable\n' | conv zram 0 ""
+ok "any format: output with no results fails" grep -q '^not ok 1 - p: ran to completion' "$d/out"
+
+# ---- kselftest-ab.sh --table: the base-vs-patched verdicts on synthetic TAP
+d=$(mk ab)
+printf 'p: c\tupstream bug\np: fl\tflaky: racy stats\n' > "$d/xf"
+abtap() { # tree lines...
+	local t=$1; shift
+	printf 'kselftest-x\t%s\n' "$@" > "$d/$t.tap"
+}
+abrun() { KSELFTEST_XFAIL="$d/xf" "$top/qemu/kselftest-ab.sh" --table "$d" > "$d/out" 2>&1; }
+printf 'kselftest-x\tPASS\n' > "$d/base.verdicts"; cp "$d/base.verdicts" "$d/patched.verdicts"
+abtap base 'ok 1 - p: a' 'ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+abtap patched 'ok 1 - p: a' 'not ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'not ok 5 - p: fl # TODO known failure: flaky: racy stats'
+abrun; rc=$?
+ok "ab: pass on base, fail on patched is a REGRESSION and fails the run" sh -c \
+	"[ $rc != 0 ] && grep -q 'p: b  *pass  *fail  *REGRESSION' $d/out && grep -q '1 problem' $d/out"
+ok "ab: a listed flaky case is not counted; skips on both are listed with the reason" sh -c \
+	"grep -q 'p: fl .*listed flaky' $d/out && grep -q 'p: s -- no gup_test' $d/out"
+abtap patched 'ok 1 - p: a' 'ok 2 - p: b' 'not ok 3 - p: c # TODO known failure: upstream bug' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+abrun; rc=$?
+ok "ab: same results on both (known failure failing on both) pass" sh -c "[ $rc = 0 ] && grep -q '0 problem' $d/out"
+abtap base 'ok 1 - p: a' 'ok 2 - p: b' 'ok 3 - p: c' 'ok 4 - p: s # SKIP no gup_test' 'ok 5 - p: fl'
+cp "$d/base.tap" "$d/patched.tap"
+printf 'kselftest-x\tFAIL\n' > "$d/patched.verdicts"
+abrun; rc=$?
+ok "ab: a listed failure that passes on base is stale; a whole test PASS->FAIL fails" sh -c \
+	"[ $rc != 0 ] && grep -q 'p: c .*STALE' $d/out && grep -q 'kselftest-x (whole test) *PASS *FAIL *REGRESSION' $d/out"
 
 echo "# $((n - failed)) of $n passed"
 [ "$failed" -eq 0 ]
