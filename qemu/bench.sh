@@ -4,7 +4,9 @@
 #   - "# where: guest" scripts run in one boot of each release kernel, base
 #     then patched. Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
-#     are collected into one A/B table: base, patched, ratio.
+#     are collected into one A/B table: base, patched, ratio
+#     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
+#     lower-is-better, rates higher-is-better).
 # B="a b" runs only those benchmarks; GUEST_ENV="NAME=VALUE ..." passes knobs
 # to the guest scripts. Results: build/logs/bench-<time>/.
 set -uo pipefail
@@ -40,20 +42,7 @@ if [ -n "$guest" ]; then
 	done
 	echo
 	echo "== A/B: base vs patched (release kernels, same benchmark, one run)"
-	awk '
-		FNR == 1 { k = (FILENAME ~ /base-release/) ? "base" : "patched" }
-		$1 == "BENCH" { v[$2, k] = $3; unit[$2] = $4; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
-		END {
-			printf "%-44s %12s %12s %8s  %s\n", "metric", "base", "patched", "ratio", "unit"
-			for (i = 1; i <= n; i++) {
-				m = order[i]; b = v[m, "base"]; p = v[m, "patched"]
-				r = "-"
-				# ratio > 1 means patched is better: time units invert.
-				if (b != "" && p != "" && b + 0 > 0 && p + 0 > 0)
-					r = sprintf("%.3f", (unit[m] ~ /^(ns|us|ms|s)$/) ? b / p : p / b)
-				printf "%-44s %12s %12s %8s  %s\n", m, b, p, r, unit[m]
-			}
-			print "(ratio > 1: patched better; times as base/patched, rates as patched/base)"
-		}' "$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
+	awk -v base="$out/base-release.txt" -f "$top/qemu/bench-ab.awk" \
+		"$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
 fi
 echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"

@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..30"
+echo "1..33"
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -158,6 +158,22 @@ printf 'kselftest-x\tFAIL\n' > "$d/patched.verdicts"
 abrun; rc=$?
 ok "ab: a listed failure that passes on base is stale; a whole test PASS->FAIL fails" sh -c \
 	"[ $rc != 0 ] && grep -q 'p: c .*STALE' $d/out && grep -q 'kselftest-x (whole test) *PASS *FAIL *REGRESSION' $d/out"
+
+# ---- bench-ab.awk: make bench's base-vs-patched table
+d=$(mk benchab)
+printf '%s\r\n' 'plain line' 'BENCH t_ms 200 ms' 'BENCH rate 100 MiB/s' 'BENCH meta 8.0 B/slot' \
+	'BENCH total 512 KiB' 'BENCH zero 0 KiB' 'BENCH mbps 50 MB/s' 'BENCH only_base 3 ms' | tr -d '\r' > "$d/base-release.txt"
+printf '%s\n' 'BENCH t_ms 100 ms' 'BENCH rate 150 MiB/s' 'BENCH meta 10.0 B/slot' \
+	'BENCH total 1024 KiB' 'BENCH zero 4 KiB' 'BENCH mbps 100 MB/s' > "$d/patched-release.txt"
+awk -v base="$d/base-release.txt" -f "$top/qemu/bench-ab.awk" "$d/base-release.txt" "$d/patched-release.txt" > "$d/out" 2> "$d/err"
+abrc=$?
+row() { grep -q "^$1  *$2  *$3  *$4  *$5\$" "$d/out"; }
+ok "bench-ab: times as base/patched, rates as patched/base" sh -c \
+	"$(declare -f row); d=$d; row t_ms 200 100 2.000 ms && row rate 100 150 1.500 MiB/s && row mbps 50 100 2.000 MB/s"
+ok "bench-ab: sizes (B/slot, KiB) are lower-is-better: base/patched" sh -c \
+	"$(declare -f row); d=$d; row meta 8.0 10.0 0.800 B/slot && row total 512 1024 0.500 KiB"
+ok "bench-ab: a 0 or a missing value gives '-', no error; the legend names sizes" sh -c \
+	"$(declare -f row); d=$d; [ $abrc = 0 ] && [ ! -s $d/err ] && row zero 0 4 - KiB && row only_base 3 - - ms && grep -q 'sizes.*base/patched' $d/out"
 
 echo "# $((n - failed)) of $n passed"
 [ "$failed" -eq 0 ]
