@@ -72,7 +72,10 @@ struct proc_result {
 	struct rec_list sigbus_pages, eio_pages, corrupt_pages;
 	int folio_stats_done;
 	long long shmem_huge_kb; /* pread runs: nothing mapped to count */
+	long long shmem_huge_kb_fill;
 	struct ts_folio_census folios;
+	struct ts_folio_census folios_fill; /* after fill, before pageout */
+	int folio_fill_done;
 	char folio_error[120];
 };
 
@@ -726,6 +729,16 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 		}
 	}
 	res->fill_ns = ts_now_ns() - t0;
+	/*
+	 * What the fill got: large folios that were never allocated cannot
+	 * come back whole, so the census after readback is read against this.
+	 */
+	if (c->folio_stats && !p.base)
+		res->shmem_huge_kb_fill = ts_shmem_huge_kb();
+	if (c->folio_stats && p.base &&
+	    ts_folio_census(p.base, p.npages, &res->folios_fill, res->folio_error,
+			    sizeof(res->folio_error)) == 0)
+		res->folio_fill_done = 1;
 
 	/* pageout */
 	t0 = ts_now_ns();
@@ -1223,6 +1236,17 @@ static int run(const struct ss_config *c)
 		}
 		for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
 			large += all.pages[k];
+		if (done) {
+			uint64_t large_fill = 0;
+
+			for (unsigned i = 0; i < c->procs; i++) {
+				if (!res[i].folio_fill_done)
+					continue;
+				for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
+					large_fill += res[i].folios_fill.pages[k];
+			}
+			ts_out_u64(&o, "folio_pages_large_fill", large_fill);
+		}
 		ts_folio_format(&all, buf, sizeof(buf));
 		ts_out_u64(&o, "folio_stats_procs", (uint64_t)done);
 		ts_out_str(&o, "folio_pages", buf);
@@ -1230,8 +1254,10 @@ static int run(const struct ss_config *c)
 		ts_out_u64(&o, "folio_pages_order0", all.pages[0]);
 		ts_out_u64(&o, "folio_pages_not_present", all.not_present);
 		ts_out_u64(&o, "folio_pages_partial", all.partial);
-		if (c->access == SS_ACCESS_READ)
+		if (c->access == SS_ACCESS_READ) {
+			ts_out_i64(&o, "shmem_huge_kb_fill", res[0].shmem_huge_kb_fill);
 			ts_out_i64(&o, "shmem_huge_kb", res[0].shmem_huge_kb);
+		}
 	}
 
 	for (int k = 0; k < TS_VM_NR; k++) {

@@ -5,6 +5,9 @@
 #                                anon shmem (MAP_SHARED|MAP_ANONYMOUS); prints
 #                                the swapstress --thp value to use
 #   order_pages ORDER            pages per folio: 1, 16, 512
+#   mthp_swpout_fallback ORDER   ORDER folios split since boot because they
+#                                could not be swapped out whole (the per-size
+#                                counter; "-" for order 0)
 #   swap_slot_of_page DEV P N    the slot among the first N of DEV that holds
 #                                swapstress page P (ss-locate: word 0 of each
 #                                page names it)
@@ -36,6 +39,16 @@ order_pages() {
 	64K) echo 16 ;;
 	2M) echo 512 ;;
 	esac
+}
+
+mthp_swpout_fallback() {
+	local size
+	case "$1" in
+	64K) size=64kB ;;
+	2M) size=2048kB ;;
+	*) echo -; return ;;
+	esac
+	cat "/sys/kernel/mm/transparent_hugepage/hugepages-$size/stats/swpout_fallback" 2>/dev/null || echo -
 }
 
 swap_slot_of_page() {
