@@ -7,29 +7,13 @@
 . /usr/lib/tierswap/lib.sh
 
 OUT=/tmp/swapstress.out
+# the summary keys ss (lib/mem.sh) shows after each run
+SS_KEYS='pswpin|pswpout|swapped_after_pageout|throughput_mbps|p50_us|p99_us|max_us|access_ms'
 cleanup() {
 	memcg_cleanup
 	thp_reset
 	zram_swap_down
 }
-
-# ss DESC ARGS...: run swapstress, pass when it exits 0 with corrupt=0 and
-# pages_verified covering every page; output stays in $OUT.
-ss() {
-	local desc=$1 pages
-	shift
-	swapstress "$@" >"$OUT" 2>&1
-	ss_rc=$?
-	pages=$(kv_get "$OUT" pages)
-	if [ $ss_rc -eq 0 ] && [ "$(kv_get "$OUT" corrupt)" = 0 ] &&
-		[ "$(kv_get "$OUT" pages_verified)" -ge "${pages:-1}" ]; then
-		pass "$desc"
-		diag "$(grep -E '^(pswpin|pswpout|swapped_after_pageout|throughput_mbps|p50_us|p99_us|max_us|access_ms)=' "$OUT" | tr '\n' ' ')"
-	else
-		fail "$desc" "rc=$ss_rc" "$(cat "$OUT")"
-	fi
-}
-ge() { [ "${1:-0}" -ge "$2" ]; } # ge VALUE MIN
 
 plan 17
 trap cleanup EXIT

@@ -8,6 +8,8 @@ set -u
 : "${UNIT:?UNIT=<unit test binary>}"
 SS=$BIN/swapstress
 UM=$BIN/usemem
+SP=$BIN/scprobe
+SR=$BIN/swaprace
 T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0
@@ -42,7 +44,7 @@ done <"$T/unit"
 [ $urc -eq 0 ] || grep -q "^not ok" "$T/unit" || notok "unit test binary exited $urc"
 
 # ---- swapstress command line
-for p in "$SS" "$UM"; do
+for p in "$SS" "$UM" "$SP" "$SR"; do
 	run "$p" --help
 	check "$(basename "$p") --help exits 0 with usage" \
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
@@ -150,13 +152,61 @@ check "usemem -O -y -x -n 2: upstream lines and key=value summary" \
 	       [ $(grep -c "usecs to free memory$" "$1") -eq 2 ] && grep -q "^the initialization time is" "$1" &&
 	       grep -q "^throughput_sum_kbps=[1-9]" "$1" && grep -q "^free_latency_max_us=" "$1" &&
 	       grep -q "^result=pass$" "$1"' $rc "$T/out"
+# A repeat's progress dot (upstream usemem prints one) may start the line of
+# another task's "read again": count the phrases, not the lines.
 run "$UM" -n 2 -t 2 -r 2 -Z 2M
 check "usemem threads, repeat and read-again verify the data" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^usemem_done=4$" "$1" && grep -q "^corrupt=0$" "$1" &&
-	       [ $(grep -c "^read again " "$1") -eq 4 ]' $rc "$T/out"
+	       [ $(grep -o "read again [0-9]* bytes" "$1" | wc -l) -eq 4 ]' $rc "$T/out"
 run "$UM" -R -O --punch-holes 1M
 check "usemem random access and punch holes" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^punch holes done$" "$1"' $rc "$T/out"
+
+# ---- scprobe, swaprace (no swap here: --pageout none, --reclaim none)
+for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore"; do
+	# shellcheck disable=SC2086
+	run "$SP" $args
+	check "scprobe $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+for args in "" "--mode fork --workers 1" "--mode threads --reclaim memcg" "--mode shmem --size 1M" "--mode x" "--mode threads --thp sometimes"; do
+	# shellcheck disable=SC2086
+	run "$SR" $args
+	check "swaprace $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+run "$SP" fork --pageout none
+check "scprobe fork: child and parent verify, the child's COW copies too" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^child_verified=2048$" "$1" && grep -q "^child_verified_roundtrip=2048$" "$1" &&
+	       grep -q "^pages_verified=10240$" "$1" && grep -q "^corrupt=0$" "$1" && grep -q "^result=pass$" "$1"' \
+	$rc "$T/out"
+for mem in anon shmem shared; do
+	run "$SP" mincore --mem $mem --pageout none
+	check "scprobe mincore --mem $mem: resident throughout without pageout" \
+		sh -c '[ $0 -eq 0 ] && grep -q "^resident_after_pageout=2048$" "$1" &&
+		       grep -q "^resident_after_reread=2048$" "$1" && grep -q "^corrupt=0$" "$1"' $rc "$T/out"
+done
+for mode in fork threads shmem shared; do
+	run "$SR" --mode $mode --reclaim none --rounds 4 --workers 3
+	# 3 workers x (4 rounds + the final pass) x 2048 pages; half of the pages rewritten a round
+	check "swaprace --mode $mode: rounds verify every page, writes land" \
+		sh -c '[ $0 -eq 0 ] && grep -q "^rounds=4$" "$1" && grep -q "^pages_verified=30720$" "$1" &&
+		       grep -q "^writes=4096$" "$1" && grep -q "^corrupt=0$" "$1" && [ $(grep -c "^# round " "$1") -eq 4 ]' \
+		$rc "$T/out"
+done
+run "$SR" --mode shared --reclaim none --rounds 3 --inject-corrupt 6
+check "swaprace: a flipped byte is reported with its page, exit 1" \
+	sh -c '[ $0 -eq 1 ] && grep -q "^first_corrupt_page=6$" "$1" && grep -q "^# CORRUPT worker=[0-9] page=6 .* offset=96 " "$1"' \
+	$rc "$T/out"
+"$SR" --mode threads --reclaim none --until-signal >"$T/sig.out" 2>"$T/err" &
+pid=$!
+i=0
+while [ $i -lt 100 ] && ! grep -q "^# round 2 " "$T/sig.out" 2>/dev/null; do sleep 0.1; i=$((i + 1)); done
+kill -USR1 $pid
+wait $pid
+rc=$?
+check "swaprace --until-signal: runs rounds until SIGUSR1, then passes" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^stopped_by_signal=1$" "$1" && grep -q "^result=pass$" "$1"' $rc "$T/sig.out"
 
 # ---- fio job files (host: a temporary file stands in for the device)
 JOBS=$(dirname "$0")/../fio

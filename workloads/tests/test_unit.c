@@ -4,6 +4,7 @@
 #include "hist.h"
 #include "pattern.h"
 #include "rng.h"
+#include "sc.h"
 #include "ss_args.h"
 #include "sysstat.h"
 #include "tap.h"
@@ -12,6 +13,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -398,6 +400,105 @@ static void test_folios(struct tap *t)
 	       "ss_args: --mem shared --folio-stats");
 }
 
+static void test_sc_census(struct tap *t)
+{
+	enum { N = 8 };
+	const uint64_t P = TS_PM_PRESENT, S = TS_PM_SWAP;
+	const uint64_t H = SC_KPF_COMPOUND_HEAD, T = SC_KPF_COMPOUND_TAIL, SC = SC_KPF_SWAPCACHE;
+	/* 0: order 0; 1-4: a large folio in the swap cache; 5: order 0 in the
+	 * swap cache; 6: swapped out; 7: not mapped at all */
+	uint64_t pm[N] = { P | 10, P | 20, P | 21, P | 22, P | 23, P | 30, S | (7ull << 5) | 1, 0 };
+	uint64_t fl[N] = { 0, H | SC, T | SC, T | SC, T | SC, SC, 0, 0 };
+	struct sc_census c;
+
+	sc_census_count(pm, fl, N, &c);
+	TAP_OK(t, c.present == 6 && c.large == 4 && c.swapcache == 5 && c.large_swapcache == 4 &&
+		  c.swapped == 1,
+	       "sc census: present %llu large %llu swapcache %llu large_swapcache %llu swapped %llu",
+	       (unsigned long long)c.present, (unsigned long long)c.large,
+	       (unsigned long long)c.swapcache, (unsigned long long)c.large_swapcache,
+	       (unsigned long long)c.swapped);
+	/* kpageflags of a page that is not present are ignored */
+	fl[7] = H | SC;
+	sc_census_count(pm, fl, N, &c);
+	TAP_OK(t, c.present == 6 && c.large == 4, "sc census: flags of unmapped pages ignored");
+
+	uint64_t a[5] = { S | (5ull << 5) | 1, S | (6ull << 5) | 1, S | (7ull << 5) | 1, P | 9, S | (8ull << 5) | 2 };
+	uint64_t b[5] = { S | (5ull << 5) | 1, S | (6ull << 5) | 2, P | 9, P | 9, S | (8ull << 5) | 2 };
+	TAP_OK(t, sc_same_swap_entries(a, b, 5) == 2,
+	       "sc: same swap entries need equal type and offset, present pages never count");
+	TAP_OK(t, sc_same_swap_entries(a, a, 5) == 4, "sc: a pagemap shares every swap entry with itself");
+}
+
+static void test_sc_owner(struct tap *t)
+{
+	int allok = 1;
+
+	for (unsigned w = 2; w <= 5; w++) {
+		for (uint64_t p = 0; p < 200; p++) {
+			/* exactly one owner; written in exactly one of two consecutive rounds */
+			unsigned o = sc_owner(p, w);
+			if (o >= w || (uint64_t)o != p % w)
+				allok = 0;
+			if (sc_write_sel(p, w, 7) == sc_write_sel(p, w, 8))
+				allok = 0;
+		}
+	}
+	TAP_OK(t, allok, "sc: every page has one writer, written every other round");
+	uint64_t per[3] = { 0, 0, 0 };
+	for (uint64_t p = 0; p < 3000; p++)
+		if (sc_write_sel(p, 3, 0))
+			per[sc_owner(p, 3)]++;
+	TAP_OK(t, per[0] == 500 && per[1] == 500 && per[2] == 500,
+	       "sc: each worker rewrites half of its pages a round (%llu %llu %llu)",
+	       (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)per[2]);
+	uint64_t v = 0;
+	TAP_OK(t, sc_vmstat_parse("pswpin 3\nworkingset_refault_anon 17\n", "workingset_refault_anon", &v) == 0 &&
+		  v == 17 && sc_vmstat_parse("pswpin 3\n", "pswp", &v) != 0,
+	       "sc: vmstat key lookup is exact");
+}
+
+struct bar_arg {
+	struct sc_barrier *b;
+	atomic_int *phase_count;
+	atomic_int *errors;
+	atomic_int *abort_flag;
+	int n;
+};
+
+static void *bar_thread(void *p)
+{
+	struct bar_arg *a = p;
+
+	for (int round = 0; round < 300; round++) {
+		atomic_fetch_add(a->phase_count, 1);
+		sc_barrier_wait(a->b, a->abort_flag);
+		/* after the barrier every thread has counted this round */
+		if (atomic_load(a->phase_count) < (round + 1) * a->n)
+			atomic_fetch_add(a->errors, 1);
+		sc_barrier_wait(a->b, a->abort_flag);
+	}
+	return NULL;
+}
+
+static void test_sc_barrier(struct tap *t)
+{
+	struct sc_barrier b;
+	atomic_int count = 0, errors = 0, abort_flag = 0;
+	struct bar_arg a = { &b, &count, &errors, &abort_flag, 4 };
+	pthread_t th[4];
+
+	sc_barrier_init(&b, 4);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, bar_thread, &a);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	TAP_OK(t, errors == 0 && count == 4 * 300, "sc barrier: 4 threads, 600 waits, nobody passes early");
+	sc_barrier_init(&b, 2);
+	atomic_store(&abort_flag, 1);
+	TAP_OK(t, sc_barrier_wait(&b, &abort_flag) == -1, "sc barrier: a waiter returns -1 on abort");
+}
+
 int main(void)
 {
 	struct tap t = { 0, 0 };
@@ -410,5 +511,8 @@ int main(void)
 	test_um_args(&t);
 	test_sysstat(&t);
 	test_folios(&t);
+	test_sc_census(&t);
+	test_sc_owner(&t);
+	test_sc_barrier(&t);
 	return t.failed ? 1 : 0;
 }

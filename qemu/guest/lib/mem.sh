@@ -213,3 +213,37 @@ fio_job() {
 	sed -e "s/^runtime=.*/runtime=$2/" -e 's/^ramp_time=.*/ramp_time=0/' "$src" > "$dst" || return 1
 	echo "$dst"
 }
+
+# ge VALUE MIN: VALUE is a number >= MIN (empty or not a number: false)
+ge() {
+	case "$1" in
+	''|*[!0-9]*) return 1 ;;
+	esac
+	[ "$1" -ge "$2" ]
+}
+
+# ss DESC ARGS...: ss_check with the keys of $SS_KEYS (default: the swap
+# counters) in its diag line
+ss() {
+	local desc=$1
+	shift
+	ss_check "$desc" "${SS_KEYS:-pswpin|pswpout|swapped_after_pageout}" "$@"
+}
+
+# ss_check DESC KEYS ARGS...: run swapstress ARGS, output in $OUT; pass when
+# it exits 0 with corrupt=0 and pages_verified covering every page. A diag
+# line shows the summary keys matching KEYS (an ERE alternation). Sets ss_rc.
+ss_check() {
+	local desc=$1 keys=$2 pages
+	shift 2
+	swapstress "$@" >"$OUT" 2>&1
+	ss_rc=$?
+	pages=$(kv_get "$OUT" pages)
+	if [ $ss_rc -eq 0 ] && [ "$(kv_get "$OUT" corrupt)" = 0 ] &&
+		[ "$(kv_get "$OUT" pages_verified)" -ge "${pages:-1}" ]; then
+		pass "$desc"
+	else
+		fail "$desc" "rc=$ss_rc" "$(cat "$OUT")"
+	fi
+	diag "$(grep -E "^($keys)=" "$OUT" | tr '\n' ' ')"
+}

@@ -1,0 +1,81 @@
+#!/bin/sh
+# timeout: 900
+# Swap on a rotational device: zram with queue/rotational=1 stands in for an
+# HDD (or an NBD export with NBD_FLAG_ROTATIONAL). Such a device takes 6.12's
+# old allocator path: swap_map scanned under si->lock, no cluster allocator,
+# no large swap entries (THP and mTHP are split at swap-out), cluster
+# readahead instead of VMA readahead. Since mm-patches 0003 it has
+# cluster_info too, which must change none of that. Every page read back
+# must verify (corrupt=0); swapoff with pages in swap must bring them all back.
+. /usr/lib/tierswap/lib.sh
+
+OUT=/tmp/swap-rotational.out
+# the summary keys ss (lib/mem.sh) shows after each run
+SS_KEYS='pswpin|pswpout|swapped_after_pageout|thp_swpout|thp_swpout_fallback'
+cleanup() {
+	memcg_cleanup
+	thp_reset
+	zram_swap_down
+}
+
+# rot_swap_up SIZE: a zram device marked rotational, as swap; prints /dev/zramN
+rot_swap_up() {
+	local dev z
+	dev=$(zram_dev_up "$1") || return 1
+	z=${dev#/dev/}
+	echo 1 > "/sys/block/$z/queue/rotational" || return 1
+	mkswap "$dev" >/dev/null || return 1
+	swapon "$dev" || return 1
+	echo "$dev"
+}
+
+# swapon's "Adding ...k swap on DEV. Priority:P extents:E across:Nk FLAGS"
+# names SS for a solid state device: a rotational one has no flag there.
+not_ssd() {
+	local line
+	line=$(dmesg | grep "swap on $1\." | tail -n 1)
+	echo "$line"
+	[ -n "$line" ] && ! echo "$line" | grep -q 'k SS'
+}
+
+plan 11
+trap cleanup EXIT
+cleanup 2>/dev/null
+ROT=$(rot_swap_up 96M) || bail "rotational zram swap failed"
+check_eq "zram marked rotational" 1 "$(cat /sys/block/${ROT#/dev/}/queue/rotational)"
+check "swapon took the rotational path (no SS flag)" not_ssd "$ROT"
+
+ss "anon, seq, MADV_PAGEOUT, 16M" --size 16M --mem anon --pattern seq --pageout madvise
+check "anon: swapped out and read back (pswpout, pswpin)" \
+	sh -c "[ $(kv_get $OUT pswpout) -ge 3500 ] && [ $(kv_get $OUT pswpin) -ge 3500 ]"
+ss "anon, random, 2 passes, 2 procs x 2 threads" --size 16M --pattern random --passes 2 \
+	--procs 2 --threads 2 --pageout madvise
+ss "shmem mmap, zipf, 2 passes" --size 16M --mem shmem --access mmap --pattern zipf --passes 2
+ss "anon in a 12M memcg, 32M, 2 procs, random" --size 32M --pageout memcg --memcg-max 12M \
+	--procs 2 --pattern random --passes 2
+
+thp_set pmd madvise
+ss "anon, PMD THP (MADV_HUGEPAGE), 16M" --size 16M --thp always
+# No large swap entries on a rotational device: every THP is split first.
+check "PMD THP: split at swap-out, never swapped out whole" \
+	sh -c "[ $(kv_get $OUT thp_swpout) -eq 0 ] && [ $(kv_get $OUT thp_swpout_fallback) -ge 1 ]"
+thp_reset
+
+# swapoff (try_to_unuse) while a stopped process has its pages in swap
+swapstress --size 8M --stop-after-pageout >"$OUT" 2>&1 &
+pid=$!
+if wait_stopped $pid 120; then
+	used=$(swap_used_kb "$ROT")
+	swapoff "$ROT"
+	off_rc=$?
+	kill -CONT $pid
+	wait $pid
+	rc=$?
+	check "swapoff with $used KiB in swap, then every page verifies" \
+		sh -c "[ $used -ge 7000 ] && [ $off_rc -eq 0 ] && [ $rc -eq 0 ] && [ \"$(kv_get $OUT corrupt)\" = 0 ]"
+else
+	kill -9 $pid 2>/dev/null
+	fail "swapoff with pages in swap: process did not stop" "$(cat $OUT)"
+fi
+check "swap released" sh -c "! grep -q '^$ROT ' /proc/swaps"
+tap_status
