@@ -6,10 +6,20 @@
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
-#     lower-is-better, rates higher-is-better).
+#     lower-is-better, rates higher-is-better); "BENCH-TABLE <title>" lines
+#     split that table into titled ones.
 # B="a b" runs only those benchmarks; GUEST_ENV="NAME=VALUE ..." passes knobs
-# to the guest scripts. Results: build/logs/bench-<time>/.
+# to the guest scripts. BENCH_ROUNDS=N (default 1) boots the two kernels N
+# times each, in turn (base, patched, base, ...), so a change in the host's
+# speed during the run falls on both; each value is then the median over
+# the rounds. Results: build/logs/bench-<time>/ (<kernel>.txt has every
+# round, <kernel>.rN.txt one).
 set -uo pipefail
+
+rounds=${BENCH_ROUNDS:-1}
+case $rounds in
+''|*[!0-9]*|0) echo "bench: BENCH_ROUNDS='$rounds': give a number >= 1" >&2; exit 2 ;;
+esac
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/logs/bench-$(date +%Y%m%d-%H%M%S)
@@ -34,15 +44,20 @@ for n in $host; do
 done
 
 if [ -n "$guest" ]; then
-	for k in base-release patched-release; do
-		echo "== guest benches on $k:$guest"
-		logs=$("$top/qemu/boot.sh" bench "$k" $guest)
-		tr -d '\r' < "$logs/results.log" > "$out/$k.txt"
-		grep -v -e '^BENCH ' -e '^### guest' "$out/$k.txt" | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
+	: > "$out/base-release.txt"
+	: > "$out/patched-release.txt"
+	for r in $(seq 1 "$rounds"); do
+		for k in base-release patched-release; do
+			echo "== guest benches on $k:$guest (round $r of $rounds)"
+			logs=$("$top/qemu/boot.sh" bench "$k" $guest)
+			tr -d '\r' < "$logs/results.log" > "$out/$k.r$r.txt"
+			cat "$out/$k.r$r.txt" >> "$out/$k.txt"
+			grep -v -e '^BENCH[ -]' -e '^### guest' "$out/$k.r$r.txt" | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
+		done
 	done
 	echo
-	echo "== A/B: base vs patched (release kernels, same benchmark, one run)"
+	echo "== A/B: base vs patched (release kernels, same benchmark, $rounds round(s) of boots)"
 	awk -v base="$out/base-release.txt" -f "$top/qemu/bench-ab.awk" \
 		"$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
 fi
-echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"
+echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }${BENCH_ROUNDS:+BENCH_ROUNDS=$BENCH_ROUNDS }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"

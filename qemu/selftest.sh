@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..33"
+echo "1..35"
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -174,6 +174,22 @@ ok "bench-ab: sizes (B/slot, KiB) are lower-is-better: base/patched" sh -c \
 	"$(declare -f row); d=$d; row meta 8.0 10.0 0.800 B/slot && row total 512 1024 0.500 KiB"
 ok "bench-ab: a 0 or a missing value gives '-', no error; the legend names sizes" sh -c \
 	"$(declare -f row); d=$d; [ $abrc = 0 ] && [ ! -s $d/err ] && row zero 0 4 - KiB && row only_base 3 - - ms && grep -q 'sizes.*base/patched' $d/out"
+
+# BENCH-TABLE lines split the rows into titled tables; a title with no rows prints nothing
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 8 KiB' 'BENCH-TABLE Empty' 'BENCH-TABLE Speed' 'BENCH s1 10 ms' > "$d/base-release.txt"
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 4 KiB' 'BENCH-TABLE Speed' 'BENCH s1 20 ms' 'BENCH s2 5 MiB/s' > "$d/patched-release.txt"
+awk -v base="$d/base-release.txt" -f "$top/qemu/bench-ab.awk" "$d/base-release.txt" "$d/patched-release.txt" > "$d/out" 2> "$d/err"
+grep -n -e '^-- ' -e '^m1 ' -e '^s[12] ' "$d/out" | cut -d' ' -f1-2 > "$d/got"
+printf '%s\n' '1:-- Memory' '3:m1 ' '5:-- Speed' '7:s1 ' '8:s2 ' > "$d/want"
+ok "bench-ab: BENCH-TABLE titles group rows into tables, empty ones are left out" sh -c \
+	"cmp -s $d/got $d/want && ! grep -q Empty $d/out"
+
+# BENCH_ROUNDS > 1: one file holds every round; each side is the median
+printf '%s\n' 'BENCH t 30 ms' 'BENCH r 9 MiB/s' 'BENCH t 20 ms' 'BENCH r 7 MiB/s' 'BENCH t 10 ms' 'BENCH r 5 MiB/s' > "$d/base-release.txt"
+printf '%s\n' 'BENCH t 10 ms' 'BENCH r 6 MiB/s' 'BENCH t 30 ms' 'BENCH r 8 MiB/s' > "$d/patched-release.txt"
+awk -v base="$d/base-release.txt" -f "$top/qemu/bench-ab.awk" "$d/base-release.txt" "$d/patched-release.txt" > "$d/out" 2> "$d/err"
+ok "bench-ab: a metric repeated over rounds is the median of its values (odd and even counts)" sh -c \
+	"$(declare -f row); d=$d; row t 20 20 1.000 ms && row r 7 7 1.000 MiB/s && grep -q 'median over 3 boots' $d/out"
 
 echo "# $((n - failed)) of $n passed"
 [ "$failed" -eq 0 ]

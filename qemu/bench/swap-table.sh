@@ -10,7 +10,9 @@
 #    cache XArrays: 64-slot nodes) and swap_table (the per-cluster tables:
 #    512 slots of 8 bytes; absent on kernels without them, counted 0), as
 #    active_objs x objsize of /proc/slabinfo, each cache shrunk first (so
-#    per-CPU slabs are flushed and active_objs is exact), as deltas against
+#    per-CPU slabs are flushed and active_objs is exact); tables that are
+#    whole pages (mm-patches 0008: no swap_table cache) as the kernel's
+#    debugfs swap/tables x swap/table_bytes. All as deltas against
 #    a baseline taken right before swapon. Three points: (a) right after
 #    swapon (empty; per slot of the device's capacity), (b) with ~90% of the
 #    slots used by anon pages that MADV_PAGEOUT pushed out of a process that
@@ -104,9 +106,17 @@ mib() {
 # into another cache (then /proc/slabinfo lists only that one, and
 # /sys/kernel/slab/swap_table is a link to it), that cache, with a warning:
 # its delta then counts the other users of that cache too.
-ST_CACHE= ST_NOTE="absent (counted 0)"
+# Page-sized tables (mm-patches 0008) are not slab objects: they are
+# counted by the kernel's own counter, debugfs swap/tables (x table_bytes;
+# a page each, so their slab-page bytes are the same number).
+ST_CACHE= ST_NOTE="absent (counted 0)" ST_DEBUGFS=
 find_table_cache() {
 	local name rest t
+	if [ -r /sys/kernel/debug/swap/tables ] && [ ! -e /sys/kernel/slab/swap_table ]; then
+		ST_DEBUGFS=/sys/kernel/debug/swap
+		ST_NOTE="pages of $(cat "$ST_DEBUGFS/table_bytes") bytes, counted by debugfs swap/tables"
+		return 0
+	fi
 	while read -r name rest; do
 		[ "$name" = swap_table ] || continue
 		ST_CACHE=swap_table ST_NOTE="own cache"
@@ -130,17 +140,24 @@ find_table_cache() {
 
 # slab_snap: shrink both caches (flushes per-CPU slabs: active_objs becomes
 # the objects really allocated), then RT_N/RT_SZ and ST_N/ST_SZ (active_objs,
-# objsize) of radix_tree_node and the table cache. Shell builtins only: no
-# fork, no file written.
+# objsize) of radix_tree_node and the table cache, and RT_PB/ST_PB, the bytes
+# of their slab pages (num_slabs x pagesperslab x 4096: objects, the free
+# pointer and each slab's unused tail). Shell builtins only: no fork, no
+# file written.
 slab_snap() {
-	local name a n sz rest
+	local name a n sz ops pps c1 t1 t2 t3 t4 c2 sd as ns rest
 	echo 1 > /sys/kernel/slab/radix_tree_node/shrink
 	[ -n "$ST_CACHE" ] && echo 1 > "/sys/kernel/slab/$ST_CACHE/shrink"
-	RT_N=0 RT_SZ=0 ST_N=0 ST_SZ=0
-	while read -r name a n sz rest; do
-		[ "$name" = radix_tree_node ] && RT_N=$a RT_SZ=$sz
-		[ -n "$ST_CACHE" ] && [ "$name" = "$ST_CACHE" ] && ST_N=$a ST_SZ=$sz
+	RT_N=0 RT_SZ=0 ST_N=0 ST_SZ=0 RT_PB=0 ST_PB=0
+	while read -r name a n sz ops pps c1 t1 t2 t3 t4 c2 sd as ns rest; do
+		[ "$name" = radix_tree_node ] && RT_N=$a RT_SZ=$sz RT_PB=$((ns * pps * 4096))
+		[ -n "$ST_CACHE" ] && [ "$name" = "$ST_CACHE" ] && ST_N=$a ST_SZ=$sz ST_PB=$((ns * pps * 4096))
 	done < /proc/slabinfo
+	if [ -n "$ST_DEBUGFS" ]; then
+		read -r ST_N < "$ST_DEBUGFS/tables"
+		read -r ST_SZ < "$ST_DEBUGFS/table_bytes"
+		ST_PB=$((ST_N * ST_SZ))
+	fi
 }
 
 # swaps_of DEV: SW_SIZE and SW_USED (KiB) of DEV in /proc/swaps (builtins)
@@ -158,7 +175,7 @@ meminfo_kb() {
 
 # mem_run I: one run of the memory experiment; appends to the per-metric lists.
 mem_run() {
-	local i=$1 b_rt b_st d0_rt d0_st rt st cap used fill_kb waited
+	local i=$1 b_rt b_st b_pb f_pb d0_rt d0_st rt st cap used fill_kb waited
 	zdev=$(zram_dev_up "$MEM_DEV_SIZE") || die "zram device"
 	mkswap "$zdev" > /dev/null || die "mkswap $zdev"
 	# idle drift, then the baseline: right before swapon
@@ -166,7 +183,7 @@ mem_run() {
 	sleep 2
 	slab_snap
 	d0_rt=$((RT_N - b_rt)) d0_st=$((ST_N - b_st))
-	b_rt=$RT_N b_st=$ST_N
+	b_rt=$RT_N b_st=$ST_N b_pb=$((RT_PB + ST_PB))
 	swapon "$zdev" || die "swapon $zdev"
 	# (a) empty
 	slab_snap
@@ -184,6 +201,8 @@ mem_run() {
 	swaps_of "$zdev"
 	used=$((SW_USED / 4))
 	f_rt=$(((RT_N - b_rt) * RT_SZ)) f_st=$(((ST_N - b_st) * ST_SZ))
+	f_pb=$((RT_PB + ST_PB - b_pb))
+	echo "# run $i: slab pages of both caches grew by $f_pb bytes (objects: $((f_rt + f_st)))"
 	echo "# run $i: $used slots in use for $((fill_kb / 4)) pages filled, SwapCached $(meminfo_kb SwapCached) kB, with the filler stopped"
 	# (c) the filler killed: every slot freed
 	kill -9 "$fill_pid"
@@ -214,6 +233,7 @@ mem_run() {
 	m_empty_pslot="$m_empty_pslot $1" m_full_pslot="$m_full_pslot $2" m_full_pcap="$m_full_pcap $3"
 	m_empty_kib="$m_empty_kib $4" m_full_kib="$m_full_kib $5" m_freed_kib="$m_freed_kib $6"
 	m_full_rt="$m_full_rt $f_rt" m_full_st="$m_full_st $f_st"
+	m_full_slab_pslot="$m_full_slab_pslot $(awk -v b="$f_pb" -v used="$used" 'BEGIN { printf "%.3f", b / used }')"
 }
 
 
@@ -242,8 +262,10 @@ memory_part() {
 		echo "WARNING: $v_fs bytes per slot in use: no swap cache metadata in radix_tree_node or swap_table; no memory BENCH lines"
 		return 0
 	fi
+	echo "BENCH-TABLE Memory: swap cache metadata, $MEM_DEV_SIZE zram swap, empty and ${MEM_FILL_PCT}% full (median of $MEM_RUNS)"
 	echo "BENCH swap_meta_empty_bytes_per_slot $v_es B/slot"
 	echo "BENCH swap_meta_full_bytes_per_slot $v_fs B/slot"
+	echo "BENCH swap_meta_full_slab_pages_bytes_per_slot $(echo "$m_full_slab_pslot" | median) B/slot"
 	echo "BENCH swap_meta_empty_KiB $v_ek KiB"
 	echo "BENCH swap_meta_full_KiB $v_fk KiB"
 	echo "BENCH swap_meta_freed_KiB $v_rk KiB"
@@ -407,6 +429,7 @@ speed_part() {
 	echo "$pc_saved" > /proc/sys/vm/page-cluster
 	tierblk_set 0 completion workqueue
 	printf '%-50s %10s %-6s %10s\n' variant median unit sys_ms
+	echo "BENCH-TABLE Speed: usemem and swapin on tierblk (median of $RUNS)"
 	for v in $SPEED_VARIANTS; do
 		eval "r=\$${v}_r s=\$${v}_s"
 		case $v in
