@@ -1,7 +1,7 @@
 #!/bin/sh
 # timeout: 2400
 # shmem swapin correctness and the fast path. A shmem region of SIZE
-# (default 256M), filled with swapstress's per-page pattern, is paged out
+# (default 128M), filled with swapstress's per-page pattern, is paged out
 # to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,
 # MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), on
 # synchronous=1 and synchronous=0, plus a 2M memfd read back with pread (the
@@ -15,7 +15,7 @@
 # before the pages are read back from the device.
 . /usr/lib/tierswap/lib.sh
 
-SIZE=${SHMEM_SWAPIN_SIZE:-256M}
+SIZE=${SHMEM_SWAPIN_SIZE:-128M}
 PAGES=$(( $(echo "$SIZE" | sed 's/M$//') * 256 ))
 
 CG=/sys/fs/cgroup/shmem-swapin
@@ -108,7 +108,7 @@ tierblk_load size=512M || bail "insmod tierblk failed"
 mkdir -p "$CG" || bail "no memcg"
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}, $SIZE per case"
 # The memfd case runs before the synchronous=0 ones: after those, free memory
-# is fragmented enough that a 256M file gets fewer 2M folios at fill time.
+# is fragmented enough that a large file gets fewer 2M folios at fill time.
 for s in 1 0; do
 	for order in 0 64K 2M; do
 		start=$(cut -d. -f1 /proc/uptime)
