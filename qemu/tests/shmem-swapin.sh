@@ -1,7 +1,7 @@
 #!/bin/sh
 # timeout: 2400
 # shmem swapin correctness and the fast path. A shmem region of SIZE
-# (default 128M), filled with swapstress's per-page pattern, is paged out
+# (default 64M), filled with swapstress's per-page pattern, is paged out
 # to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,
 # MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), on
 # synchronous=1 and synchronous=0, plus a 2M memfd read back with pread (the
@@ -15,7 +15,7 @@
 # before the pages are read back from the device.
 . /usr/lib/tierswap/lib.sh
 
-SIZE=${SHMEM_SWAPIN_SIZE:-128M}
+SIZE=${SHMEM_SWAPIN_SIZE:-64M}
 PAGES=$(( $(echo "$SIZE" | sed 's/M$//') * 256 ))
 
 CG=/sys/fs/cgroup/shmem-swapin

@@ -15,10 +15,10 @@ check "$NBD_DEV is the only active swap" sh -c "[ \$(tail -n +2 /proc/swaps | wc
 in0=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 out0=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)
 w0=$(nbd_stat write requests)
-swapstress --size 48M --mem anon --pageout memcg --memcg-max 16M --passes 2 --seed 11 \
+swapstress --size 32M --mem anon --pageout memcg --memcg-max 12M --passes 2 --seed 11 \
 	> /tmp/ss-anon.txt 2>&1
 rc=$?
-check_eq "anon under a 16M memcg: swapstress exit 0 (every page verified)" 0 "$rc"
+check_eq "anon, 32M under a 12M memcg: swapstress exit 0 (every page verified)" 0 "$rc"
 [ $rc = 0 ] || diag "$(grep -v '^#' /tmp/ss-anon.txt | tr '\n' ' ')"
 in1=$(awk '$1 == "pswpin" { print $2 }' /proc/vmstat)
 out1=$(awk '$1 == "pswpout" { print $2 }' /proc/vmstat)

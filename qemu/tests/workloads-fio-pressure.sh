@@ -31,8 +31,8 @@ rm -f /tmp/pressure.stop /tmp/pressure.runs
 	done
 ) &
 fpid=$!
-swapstress --size 48M --procs 2 --threads 2 --pattern random --passes 2 \
-	--pageout memcg --memcg-max 16M >"$OUT" 2>&1
+swapstress --size 32M --procs 2 --threads 2 --pattern random --passes 2 \
+	--pageout memcg --memcg-max 12M >"$OUT" 2>&1
 rc=$?
 touch /tmp/pressure.stop
 wait $fpid
