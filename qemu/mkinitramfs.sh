@@ -50,6 +50,12 @@ path=$(command -v mke2fs || echo /sbin/mke2fs)
 [ -x "$path" ] || die "missing mke2fs: apt-get install e2fsprogs"
 add_prog "$path" usr/sbin
 ln -sf mke2fs "$root/usr/sbin/mkfs.ext2"
+# util-linux swapon, off PATH: busybox-static's swapon has no -p (priority);
+# swapon_dev in qemu/guest/lib/mem.sh uses it only when a priority is given.
+mkdir -p "$root/usr/lib/tierswap/util-linux"
+path=/sbin/swapon
+[ -x "$path" ] || die "missing $path: apt-get install mount"
+add_prog "$path" usr/lib/tierswap/util-linux
 for p in "$top"/build/host/*/bin/*; do
 	[ -f "$p" ] && [ -x "$p" ] && add_prog "$p" usr/bin
 done

@@ -4,6 +4,7 @@
 #   zram_swap_down [DEV]             swapoff and reset DEV (default: every zram swap)
 #   zram_dev_up SIZE                 a zram block device (not swap); prints /dev/zramN
 #   zram_dev_down DEV                reset (and hot-remove) a zram device
+#   swapon_dev DEV [PRIO]            swapon DEV, with priority PRIO if given
 #   swap_all_off                     swapoff everything in /proc/swaps
 #   swap_used_kb [DEV]               KiB of swap in use (on DEV, or in total)
 #   vmstat_get KEY                   one counter from /proc/vmstat (0 if absent)
@@ -53,11 +54,7 @@ zram_swap_up() {
 	fi
 	echo "$size" > "/sys/block/$z/disksize" || return 1
 	mkswap "/dev/$z" >/dev/null || return 1
-	if [ -n "$prio" ]; then
-		swapon -p "$prio" "/dev/$z" || return 1
-	else
-		swapon "/dev/$z" || return 1
-	fi
+	swapon_dev "/dev/$z" "$prio" || return 1
 	echo "/dev/$z"
 }
 
@@ -83,6 +80,17 @@ zram_swap_down() {
 		zram_dev_down "$d" || rc=1
 	done
 	return $rc
+}
+
+# swapon_dev DEV [PRIO]: busybox's swapon takes no priority; util-linux's
+# does (copied into the initramfs off PATH).
+SWAPON_PRIO=${SWAPON_PRIO:-/usr/lib/tierswap/util-linux/swapon}
+swapon_dev() {
+	if [ -n "${2:-}" ]; then
+		"$SWAPON_PRIO" -p "$2" "$1"
+	else
+		swapon "$1"
+	fi
 }
 
 swap_all_off() {

@@ -81,7 +81,7 @@ nbd_tier_up() {
 }
 
 nbd_swapon() {
-	mkswap "$NBD_DEV" >/dev/null && swapon ${1:+-p "$1"} "$NBD_DEV"
+	mkswap "$NBD_DEV" >/dev/null && swapon_dev "$NBD_DEV" "${1:-}"
 }
 
 # _nbd_alive PID: running (a zombie child counts as gone)

@@ -119,7 +119,7 @@ tierblk_stat() {
 
 tierblk_swapon() {
 	mkswap "/dev/tierblk$1" >/dev/null || return 1
-	swapon ${2:+-p "$2"} "/dev/tierblk$1"
+	swapon_dev "/dev/tierblk$1" "${2:-}"
 }
 
 tierblk_swapoff() {

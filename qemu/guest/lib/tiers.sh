@@ -1,0 +1,350 @@
+# Guest helpers for a mix of swap tiers behind one interface: a test sets
+# up any combination, then changes latency or injects faults on any tier
+# while its workload runs (docs/tiers.md).
+#
+#   tiers_up SPEC...              set up every tier, in order; returns 2 on a
+#                                 bad SPEC, or when swap or zswap is already
+#                                 on (nothing changed), 1 if a setup failed
+#                                 (what was set up is torn down again)
+#   tiers_down                    swapoff and remove every tier; 1 if a
+#                                 swapoff failed or hung (that tier stays up)
+#   tier_dev NAME                 its block device
+#   tier_swap_type NAME           its swap type (pagemap's swap_type field)
+#   tier_latency NAME OPS US      fixed delay of each read|write|rw, in us; 0 = off
+#   tier_error_rate NAME OPS PPM  fail that share of read|write|rw operations
+#   tier_fail_slot NAME SLOT      the next read touching swap slot SLOT fails (once)
+#   tier_faults_off NAME          undo what the three verbs above set
+#   tier_stat NAME KEY            reads|writes|read_errors|write_errors (take deltas)
+#   tier_used_kb NAME             KiB of swap in use on it
+#
+# SPEC is KIND:SIZE[:prio=P][:sync=0|1] for a swap device, KIND one of
+# tierblkN (N 0..7: /dev/tierblkN), nbd ($NBD_DEV, served by tiernbd) or
+# zram; SIZE a positive multiple of 4 KiB (K, M, G suffixes). The tier's
+# NAME is its KIND. "zswap[:pool=PCT]" puts zswap in front of every
+# device: once enabled it stays latched for the boot, so tests that use it
+# run in a boot of their own.
+#
+# Swap types are given in swapon order (tiers_up refuses to start while
+# any swap is on), so tier_swap_type maps pagemap entries back to tiers.
+
+TIERS_LIST=${TIERS_LIST:-/tmp/tiers.list}
+TIERS_SWAPOFF_TIMEOUT=${TIERS_SWAPOFF_TIMEOUT:-300}
+ZSWAP_PARAMS=${ZSWAP_PARAMS:-/sys/module/zswap/parameters}
+
+_tiers_err() {
+	echo "tiers: $*" >&2
+}
+
+# _tiers_num S: S is a decimal number without leading zeros.
+_tiers_num() {
+	case "$1" in
+	0) return 0 ;;
+	'' | 0* | *[!0-9]*) return 1 ;;
+	esac
+	return 0
+}
+
+# _tiers_size SIZE: SIZE is a positive multiple of 4 KiB: N, NK, NM or NG.
+_tiers_size() {
+	local n=${1%[KMG]}
+	_tiers_num "$n" && [ "$n" -gt 0 ] || return 1
+	case "$1" in
+	*K) [ $((n % 4)) = 0 ] ;;
+	*M | *G) return 0 ;;
+	*) [ $((n % 4096)) = 0 ] ;;
+	esac
+}
+
+# _tiers_check SPEC: 0 when SPEC is well formed.
+_tiers_check() {
+	local kind size opt rest keys=
+	kind=${1%%:*}
+	rest=${1#"$kind"}
+	rest=${rest#:}
+	case "$kind" in
+	tierblk[0-7] | nbd | zram)
+		size=${rest%%:*}
+		_tiers_size "$size" || { _tiers_err "$1: size '$size' is not a positive multiple of 4K"; return 1; }
+		rest=${rest#"$size"}
+		;;
+	zswap) ;;
+	*) _tiers_err "$1: unknown tier '$kind' (tierblk0..7, nbd, zram, zswap)"; return 1 ;;
+	esac
+	rest=${rest#:}
+	while [ -n "$rest" ]; do
+		opt=${rest%%:*}
+		rest=${rest#"$opt"}
+		rest=${rest#:}
+		case " $keys " in *" ${opt%%=*} "*) _tiers_err "$1: '${opt%%=*}' given twice"; return 1 ;; esac
+		keys="$keys ${opt%%=*}"
+		case "$kind:$opt" in
+		zswap:pool=*) _tiers_num "${opt#pool=}" && [ "${opt#pool=}" -le 100 ] ||
+			{ _tiers_err "$1: pool=PCT, 0..100"; return 1; } ;;
+		zswap:*) _tiers_err "$1: zswap takes pool=PCT only"; return 1 ;;
+		*:prio=*) _tiers_num "${opt#prio=}" && [ "${opt#prio=}" -le 32767 ] ||
+			{ _tiers_err "$1: prio=P, 0..32767"; return 1; } ;;
+		tierblk*:sync=[01]) ;;
+		*) _tiers_err "$1: bad option '$opt'"; return 1 ;;
+		esac
+	done
+	return 0
+}
+
+# _tiers_opt SPEC KEY: the value of KEY=... in SPEC, or nothing.
+_tiers_opt() {
+	echo "$1" | tr ':' '\n' | sed -n "s/^$2=//p"
+}
+
+_zswap_on() {
+	[ "$(cat "$ZSWAP_PARAMS/enabled" 2>/dev/null)" = Y ]
+}
+
+tiers_up() {
+	local s kind seen= zs=no
+	[ $# -gt 0 ] || { _tiers_err "tiers_up: no tier given"; return 2; }
+	for s in "$@"; do
+		_tiers_check "$s" || return 2
+		kind=${s%%:*}
+		case " $seen " in *" $kind "*) _tiers_err "$kind given twice"; return 2 ;; esac
+		seen="$seen $kind"
+		[ "$kind" = zswap ] && zs=yes
+	done
+	if [ "$(tail -n +2 /proc/swaps | wc -l)" != 0 ]; then
+		_tiers_err "swap is already active: swapoff first"
+		return 2
+	fi
+	case "$seen" in
+	*tierblk*) grep -q '^tierblk ' /proc/modules &&
+		{ _tiers_err "tierblk is already loaded"; return 2; } ;;
+	esac
+	# zswap in front would serve swap-ins from its pool: no device would
+	# see them, nor their faults
+	if [ $zs = no ] && _zswap_on; then
+		_tiers_err "zswap is on and no zswap tier was asked for"
+		return 2
+	fi
+	# the list belongs to this shell: tiers_down leaves other shells' lists alone
+	echo "# $$" > "$TIERS_LIST"
+	TIERS_WANT="$*"
+	for s in "$@"; do
+		_tiers_up_one "$s" || { _tiers_err "setting up $s failed"; tiers_down; return 1; }
+	done
+	return 0
+}
+
+# _tiers_up_one SPEC: set up one checked SPEC. "NAME DEV" goes on the list
+# as soon as the device exists, so that tiers_down removes it on failure.
+_tiers_up_one() {
+	local kind=${1%%:*} size prio sync i max
+	size=$(echo "$1" | cut -d: -f2)
+	prio=$(_tiers_opt "$1" prio)
+	case "$kind" in
+	tierblk*)
+		i=${kind#tierblk}
+		if ! grep -q '^tierblk ' /proc/modules; then
+			# devices 0..N for the highest tierblkN asked for
+			max=$(echo "$TIERS_WANT" | tr ' ' '\n' | sed -n 's/^tierblk\([0-7]\).*/\1/p' | sort -n | tail -1)
+			tierblk_load nr_devices=$((max + 1)) size="$size" || return 1
+			echo "tierblk-module -" >> "$TIERS_LIST"
+		fi
+		echo "$kind /dev/$kind" >> "$TIERS_LIST"
+		tierblk_set "$i" disksize "$size" || return 1
+		sync=$(_tiers_opt "$1" sync)
+		[ -z "$sync" ] || tierblk_set "$i" synchronous "$sync" || return 1
+		tierblk_swapon "$i" "$prio"
+		;;
+	nbd)
+		nbd_tier_up "$size" || { nbd_tier_down; return 1; }
+		echo "nbd $NBD_DEV" >> "$TIERS_LIST"
+		nbd_swapon "$prio"
+		;;
+	zram)
+		i=$(zram_dev_up "$size") || return 1
+		echo "zram $i" >> "$TIERS_LIST"
+		mkswap "$i" >/dev/null && swapon_dev "$i" "$prio"
+		;;
+	zswap)
+		echo "zswap $(cat "$ZSWAP_PARAMS/max_pool_percent")" >> "$TIERS_LIST"
+		i=$(_tiers_opt "$1" pool)
+		[ -z "$i" ] || echo "$i" > "$ZSWAP_PARAMS/max_pool_percent" || return 1
+		echo 1 > "$ZSWAP_PARAMS/enabled"
+		;;
+	esac
+}
+
+# _tiers_swapoff DEV: swapoff DEV if it is on; 1 if that failed or hung (a
+# leaked slot makes try_to_unuse() retry for ever).
+_tiers_swapoff() {
+	grep -q "^$1 " /proc/swaps || return 0
+	timeout "$TIERS_SWAPOFF_TIMEOUT" swapoff "$1" && return 0
+	_tiers_err "swapoff $1 failed or hung"
+	return 1
+}
+
+tiers_down() {
+	local name dev rc=0 keep=no
+	[ -f "$TIERS_LIST" ] || return 0
+	read -r name dev < "$TIERS_LIST"
+	[ "$dev" = "$$" ] || { _tiers_err "$TIERS_LIST is not this shell's"; return 1; }
+	while read -r name dev; do
+		case "$name" in
+		'#') ;;
+		zswap)
+			echo 0 > "$ZSWAP_PARAMS/enabled"
+			echo "$dev" > "$ZSWAP_PARAMS/max_pool_percent"
+			;;
+		nbd) if _tiers_swapoff "$dev"; then nbd_tier_down; else rc=1; fi ;;
+		zram) if _tiers_swapoff "$dev"; then zram_dev_down "$dev"; else rc=1; fi ;;
+		tierblk[0-7]) _tiers_swapoff "$dev" || { rc=1; keep=yes; } ;;
+		esac
+	done < "$TIERS_LIST"
+	if grep -q '^tierblk-module ' "$TIERS_LIST" && [ $keep = no ]; then
+		rmmod tierblk || { _tiers_err "rmmod tierblk failed"; rc=1; }
+	fi
+	rm -f "$TIERS_LIST"
+	return $rc
+}
+
+# _tier_get NAME: TIER_DEV of a tier that is up (1 and a message if not).
+_tier_get() {
+	TIER_DEV=$(awk -v n="$1" '$1 == n { print $2 }' "$TIERS_LIST" 2>/dev/null)
+	[ -n "$TIER_DEV" ] || { _tiers_err "no tier '$1' is up"; return 1; }
+}
+
+# _tier_dev NAME: TIER_DEV of a tier that is a swap device.
+_tier_dev() {
+	_tier_get "$1" || return 1
+	case "$1" in zswap) _tiers_err "zswap is not a swap device"; return 2 ;; esac
+}
+
+tier_dev() {
+	_tier_dev "$1" && echo "$TIER_DEV"
+}
+
+# tier_swap_type NAME: types follow swapon order, the order of the list
+tier_swap_type() {
+	_tier_dev "$1" || return
+	awk -v d="$TIER_DEV" '$1 !~ /^(#|zswap|tierblk-module)$/ { if ($2 == d) { print t; exit } t++ }' \
+		t=0 "$TIERS_LIST"
+}
+
+tier_used_kb() {
+	_tier_dev "$1" || return
+	awk -v d="$TIER_DEV" '$1 == d { print $4; f = 1 } END { if (!f) print 0 }' /proc/swaps
+}
+
+# _tier_ops OPS: "read", "write" or "read write" (1 on a bad OPS).
+_tier_ops() {
+	case "$1" in
+	read | write) echo "$1" ;;
+	rw) echo "read write" ;;
+	*) _tiers_err "operations '$1': read, write or rw"; return 1 ;;
+	esac
+}
+
+# _tier_nofault NAME: the tiers without fault injection.
+_tier_nofault() {
+	_tiers_err "$1 has no latency or fault injection (tierblkN and nbd do)"
+	return 2
+}
+
+tier_latency() {
+	local ops op
+	_tier_get "$1" || return 1
+	ops=$(_tier_ops "$2") || return 2
+	_tiers_num "$3" || { _tiers_err "latency '$3': microseconds"; return 2; }
+	case "$1" in
+	tierblk*)
+		for op in $ops; do
+			tierblk_set "${1#tierblk}" "${op}_latency" $(($3 * 1000)) || return 1
+		done
+		;;
+	nbd)
+		if [ "$3" = 0 ]; then
+			nbd_ctl latency "$(echo $ops | tr ' ' ,)" off >/dev/null
+		else
+			nbd_ctl latency "$(echo $ops | tr ' ' ,)" "fixed:${3}us" >/dev/null
+		fi
+		;;
+	*) _tier_nofault "$1" ;;
+	esac
+}
+
+tier_error_rate() {
+	local ops op
+	_tier_get "$1" || return 1
+	ops=$(_tier_ops "$2") || return 2
+	_tiers_num "$3" && [ "$3" -le 1000000 ] ||
+		{ _tiers_err "rate '$3': parts per million, 0..1000000"; return 2; }
+	case "$1" in
+	tierblk*)
+		for op in $ops; do
+			tierblk_set "${1#tierblk}" "error_rate_$op" "$3" || return 1
+		done
+		;;
+	nbd) nbd_ctl error rate "$(echo $ops | tr ' ' ,)" "$3" >/dev/null ;;
+	*) _tier_nofault "$1" ;;
+	esac
+}
+
+# tier_fail_slot NAME SLOT: tierblk has one pending one-shot sector per
+# device, so a second slot is refused until the first has fired; tiernbd
+# takes any number (one range rule each).
+tier_fail_slot() {
+	_tier_get "$1" || return 1
+	_tiers_num "$2" || { _tiers_err "slot '$2': a swap offset"; return 2; }
+	case "$1" in
+	tierblk*)
+		[ "$(tierblk_get "${1#tierblk}" one_shot_read_sector)" = none ] ||
+			{ _tiers_err "$1: a one-shot read fault is pending already"; return 2; }
+		tierblk_set "${1#tierblk}" one_shot_read_sector $(($2 * 8))
+		;;
+	nbd) nbd_ctl error add read $(($2 * 4096))+4096 count=1 >/dev/null ;;
+	*) _tier_nofault "$1" ;;
+	esac
+}
+
+tier_faults_off() {
+	local i
+	_tier_get "$1" || return 1
+	case "$1" in
+	tierblk*)
+		i=${1#tierblk}
+		tierblk_set "$i" read_latency 0 && tierblk_set "$i" write_latency 0 &&
+			tierblk_set "$i" error_rate_read 0 && tierblk_set "$i" error_rate_write 0 &&
+			tierblk_set "$i" one_shot_read_sector none
+		;;
+	nbd) nbd_ctl latency read,write off >/dev/null && nbd_ctl error clear >/dev/null ;;
+	*) return 0 ;;
+	esac
+}
+
+tier_stat() {
+	local z
+	_tier_get "$1" || return 1
+	case "$2" in
+	reads | writes | read_errors | write_errors) ;;
+	*) _tiers_err "stat '$2': reads, writes, read_errors or write_errors"; return 2 ;;
+	esac
+	case "$1:$2" in
+	tierblk*:reads | tierblk*:writes) tierblk_stat "${1#tierblk}" "$2" ;;
+	tierblk*:read_errors) tierblk_stat "${1#tierblk}" errors_read ;;
+	tierblk*:write_errors) tierblk_stat "${1#tierblk}" errors_write ;;
+	nbd:reads) nbd_stat read requests ;;
+	nbd:writes) nbd_stat write requests ;;
+	nbd:read_errors) nbd_stat read injected_errors ;;
+	nbd:write_errors) nbd_stat write injected_errors ;;
+	zram:*)
+		z=/sys/block/${TIER_DEV#/dev/}
+		case "$2" in
+		reads) awk '{ print $1 }' "$z/stat" ;;
+		writes) awk '{ print $5 }' "$z/stat" ;;
+		read_errors) awk '{ print $1 }' "$z/io_stat" ;;
+		write_errors) awk '{ print $2 }' "$z/io_stat" ;;
+		esac
+		;;
+	zswap:reads) vmstat_get zswpin ;;
+	zswap:writes) vmstat_get zswpout ;;
+	*) _tiers_err "$1 counts no $2"; return 2 ;;
+	esac
+}
