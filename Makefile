@@ -22,7 +22,7 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 COMPONENTS := $(shell cat $(TOP)/qemu/components)
 
 .PHONY: help deps kernel modules userspace kselftests initramfs guest-image test kselftest-ab run shell \
-	bench kernel-git export-patches clean
+	bench kernel-git export-patches series-check clean
 
 help:
 	@echo "make test            host tests, then the guest suite on the patched debug kernel"
@@ -34,6 +34,7 @@ help:
 	@echo "                     BENCH_ROUNDS=N boots each kernel N times in turn (values: medians over rounds)"
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
+	@echo "make series-check    build the kernel at every patch of the series, checkpatch --strict each: a table"
 	@echo "make deps            install missing Debian packages"
 	@echo "variables: TREE=base|patched FLAVOUR=debug|release ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"
 
@@ -100,6 +101,9 @@ kernel-git: deps
 
 export-patches:
 	@$(TOP)/qemu/kernel-git.sh export
+
+series-check: deps | $(BUILD)
+	@$(LOCK) $(TOP)/qemu/series-check.sh $(FLAVOUR)
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/mod $(BUILD)/host $(BUILD)/initramfs-* $(BUILD)/logs

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Configure and build one kernel: build-kernel.sh TREE FLAVOUR
-#   TREE    base | patched
+#   TREE    base | patched | git (build/kernel-git as it is checked out:
+#           make kernel-git, qemu/series-check.sh)
 #   FLAVOUR debug (kernel.config + debug.config: what make test boots)
 #           release (kernel.config only: what make bench boots)
 # Output in build/obj/TREE-FLAVOUR (bzImage, modules, a config check).
@@ -20,7 +21,12 @@ release) frags=("$top/qemu/kernel.config") ;;
 *) die "unknown flavour '$flavour' (debug or release)" ;;
 esac
 
-src=$("$top/qemu/kernel-tree.sh" "$tree")
+if [ "$tree" = git ]; then
+	src=$top/build/kernel-git
+	[ -d "$src/.git" ] || die "no $src: run make kernel-git first"
+else
+	src=$("$top/qemu/kernel-tree.sh" "$tree")
+fi
 
 # ccache lives outside the repo so a fresh clone on this machine reuses it;
 # base_dir turns absolute paths relative so different clones share hits.
