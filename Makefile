@@ -8,7 +8,9 @@ TAG      = $(TREE)-$(FLAVOUR)
 TOP     := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD   := $(TOP)/build
 # One builder per machine (2 cores): every checkout and clone shares this lock.
-LOCK     = flock $(HOME)/.cache/tierswap-build.lock
+# Its directory may not exist yet on a fresh machine: create it first.
+CACHE   := $(HOME)/.cache
+LOCK     = mkdir -p $(CACHE) && flock $(CACHE)/tierswap-build.lock
 
 # Debian packages the frame and the components need (package:command-or-file).
 DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
@@ -21,12 +23,13 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 
 COMPONENTS := $(shell cat $(TOP)/qemu/components)
 
-.PHONY: help deps kernel modules userspace kselftests initramfs guest-image test kselftest-ab run shell \
+.PHONY: help deps kernel modules userspace kselftests initramfs guest-image test test-full kselftest-ab run shell \
 	bench kernel-git export-patches series-check clean
 
 help:
-	@echo "make test            host tests, then the guest suite on the patched debug kernel"
-	@echo "make test T=name     one guest test (qemu/tests/name.sh)"
+	@echo "make test            host tests, then the quick guest suite (# suite: quick) on the patched debug kernel"
+	@echo "make test-full       host tests, then every guest test, the kernel's selftests included"
+	@echo "make test T=name     one guest test (qemu/tests/name.sh), whatever its suite"
 	@echo "make kselftest-ab    the kernel's swap-related selftests on base and patched (debug): a side-by-side table"
 	@echo "make run             boot (release kernel), set up each swap tier, run the memory-pressure demo"
 	@echo "make shell           boot the same guest to an interactive shell"
@@ -71,9 +74,15 @@ initramfs: modules userspace kselftests
 
 guest-image: initramfs
 
-test: deps
+# The quick suite is the gate of every change; the full suite runs every test
+# (docs/architecture.md, "Two suites"). The wall time printed at the end counts
+# from here, the builds included.
+test test-full: START := $(shell date +%s)
+test: SUITE = quick
+test-full: SUITE = full
+test test-full: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
-	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" $(TOP)/qemu/test.sh
+	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" SUITE=$(SUITE) TEST_START=$(START) $(TOP)/qemu/test.sh
 
 # The kernel's own selftests (qemu/tests/kselftest-*) on base and patched, side by side.
 kselftest-ab: deps

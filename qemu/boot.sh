@@ -2,7 +2,8 @@
 # Boot the guest: boot.sh MODE KERNEL_TAG [NAME...]
 #   MODE  test | bench | run | shell
 #   NAME  tests (qemu/tests/NAME.sh) or guest benches (qemu/bench/NAME.sh)
-# GUEST_ENV="NAME=VALUE ..." is exported to them in the guest.
+# GUEST_ENV="NAME=VALUE ..." is exported to them in the guest; SUITE as
+# TIERSWAP_SUITE.
 # Logs go to build/logs/<time>-<tag>-<mode>/{console.log,results.log}; the
 # directory is printed on stdout (modes test and bench). The guest is killed
 # at a deadline: the sum of the tests' timeouts plus boot time.
@@ -47,7 +48,8 @@ done
 max=${MAX_DEADLINE:-4200}
 [ "$mode" = test ] && [ "$deadline" -gt "$max" ] && deadline=$max
 
-logs=$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode
+# BOOT_LOGS: a log directory chosen by the caller (qemu/test.sh watches it).
+logs=${BOOT_LOGS:-$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode}
 mkdir -p "$logs"
 ln -sfn "$logs" "$top/build/logs/latest"
 
@@ -59,6 +61,8 @@ ln -sfn "$logs" "$top/build/logs/latest"
 append="console=ttyS0 loglevel=5 panic=-1 numa=fake=2 no5lvl"
 append="$append transparent_hugepage=madvise tierswap.mode=$mode tierswap.kernel=$tag"
 [ -n "$names" ] && append="$append tierswap.tests=$names"
+# SUITE (quick|full) reaches the tests as TIERSWAP_SUITE: sizes may depend on it.
+[ -n "${SUITE:-}" ] && append="$append tierswap.suite=$SUITE"
 # GUEST_ENV="NAME=VALUE ..." reaches the guest's tests as environment.
 for kv in ${GUEST_ENV:-}; do append="$append tierswap.env.$kv"; done
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus"

@@ -64,5 +64,7 @@ if [ "$(cat "$obj/.tierswap-cfgid" 2>/dev/null)" != "$cfgid" ] || [ ! -f "$obj/.
 fi
 
 echo "build-kernel: building $tree-$flavour ($(make -s -C "$src" kernelversion)) in $obj" >&2
-kmake -s bzImage modules >&2 || die "build of $tree-$flavour failed"
+# Not -s: kbuild's step lines feed a line of progress at least every 30 s.
+kmake bzImage modules 2>&1 | "$top/qemu/progress.sh" "build-kernel: $tree-$flavour" >&2 ||
+	die "build of $tree-$flavour failed"
 echo "$obj"

@@ -22,7 +22,7 @@ judge() { "$top/qemu/report.sh" "$d" "$@" > "$d/out"; }
 has() { grep -q -- "$1" "$d/out"; }
 last() { [ "$(tail -n 1 "$d/out")" = "$1" ]; }
 
-echo "1..35"
+# The plan is printed at the end (TAP allows it there): n counts the cases.
 
 d=$(mk pass)
 res "### guest up 3" "### begin a timeout=5" "1..2" "ok 1 - x" "ok 2 - y # SKIP no z" "### end a rc=0" "### guest done 4"
@@ -191,5 +191,88 @@ awk -v base="$d/base-release.txt" -f "$top/qemu/bench-ab.awk" "$d/base-release.t
 ok "bench-ab: a metric repeated over rounds is the median of its values (odd and even counts)" sh -c \
 	"$(declare -f row); d=$d; row t 20 20 1.000 ms && row r 7 7 1.000 MiB/s && grep -q 'median over 3 boots' $d/out"
 
+# ---- the test loop (issue 14): suites, progress, time table, fresh machine
+# times.awk: seconds per test from the up= markers; "-" for a test cut off
+d=$(mk times)
+res "### guest up 17.0" "### begin a timeout=5 up=17.25" "1..1" "ok 1 - x" "### end a rc=0 up=20.75" \
+	"### begin b timeout=5 up=20.8" "1..1"
+awk -f "$top/qemu/times.awk" "$d/results.log" > "$d/out"
+ok "times: seconds between a test's begin and end markers; '-' when it never ended" \
+	sh -c "printf 'a\t3.5\nb\t-\n' | cmp -s - $d/out"
+
+# report.sh --tests-only judges a test while the guest still runs
+d=$(mk tonly)
+res "### guest up 3" "### begin a timeout=5 up=4" "1..1" "ok 1 - x" "### end a rc=0 up=5"
+con "[ 0.5] WARNING: CPU: 0 PID: 1 at init/main.c:1 x" "[ 1.0] tierswap: begin a" "[ 1.1] tierswap: end a"
+"$top/qemu/report.sh" --tests-only "$d" a > "$d/out"
+ok "report --tests-only: a finished test passes before the guest is done; boot not judged" \
+	sh -c "head -n 1 $d/out | grep -q '^PASS a' && tail -n 1 $d/out | grep -qx 'RESULT guest 1 0 0'"
+judge a
+ok "... while the whole report fails the boot splat and the missing shutdown" \
+	sh -c "grep -q '^FAIL boot' $d/out && grep -q '^FAIL shutdown' $d/out"
+
+# suite-list.sh: each test's header decides; a test without one is named
+mkdir -p "$tmp/suites"
+printf '#!/bin/sh\n# timeout: 5\n# suite: quick\n' > "$tmp/suites/q.sh"
+printf '#!/bin/sh\n# timeout: 5\n# suite: full\n' > "$tmp/suites/f.sh"
+"$top/qemu/suite-list.sh" quick "$tmp/suites" > "$tmp/sq" 2>&1; rq=$?
+"$top/qemu/suite-list.sh" full "$tmp/suites" | sort > "$tmp/sf"
+ok "suite-list: quick lists the quick tests, full lists every test" \
+	sh -c "[ $rq = 0 ] && [ \"\$(cat $tmp/sq)\" = q ] && printf 'f\nq\n' | cmp -s - $tmp/sf"
+printf '#!/bin/sh\n# timeout: 5\n' > "$tmp/suites/none.sh"
+printf '#!/bin/sh\n# suite: quick\n# suite: full\n' > "$tmp/suites/two.sh"
+"$top/qemu/suite-list.sh" quick "$tmp/suites" > "$tmp/sq" 2> "$tmp/se"; rq=$?
+ok "suite-list: a test with no header or two headers fails, named" \
+	sh -c "[ $rq = 1 ] && grep -q 'none: needs one header' $tmp/se && grep -q 'two: needs one header' $tmp/se"
+ok "suite-list: every test of this checkout has one suite header" sh -c "\"$top/qemu/suite-list.sh\" full >/dev/null"
+ok "suite-list: an unknown suite is refused (exit 2)" sh -c "\"$top/qemu/suite-list.sh\" fast 2>/dev/null; [ \$? = 2 ]"
+
+# coverage-check.sh: this checkout passes; each kind of gap fails
+ok "coverage: docs/test-coverage.md holds for this checkout's series and tests" "$top/qemu/coverage-check.sh"
+cov() { # name: a copy of the coverage inputs in $tmp/cov-NAME, echoes it
+	local c=$tmp/cov-$1
+	mkdir -p "$c/tests"
+	printf '0001-a.patch\n0002-b.patch\n' > "$c/series"
+	printf 'workloads\n' > "$c/components"
+	printf '#!/bin/sh\n# suite: quick\n' > "$c/tests/qt.sh"
+	printf '#!/bin/sh\n# suite: full\n' > "$c/tests/ft.sh"
+	printf '%s\n' '| item | what | quick tests | full tests |' '| --- | --- | --- | --- |' \
+		'| `0001-a.patch` | a | qt | ft |' '| `0002-b.patch` | b | qt, host/workloads | |' > "$c/doc"
+	echo "$c"
+}
+covrun() { "$top/qemu/coverage-check.sh" "$1/doc" "$1/series" "$1/tests" "$1/components" > "$1/out"; }
+c=$(cov good); covrun "$c"
+ok "coverage: a complete synthetic table passes" test $? = 0
+c=$(cov noquick); sed -i 's/| `0002-b.patch` | b | qt, host\/workloads | |/| `0002-b.patch` | b | | ft |/' "$c/doc"; covrun "$c"
+ok "coverage: a patch with no quick test fails" sh -c "[ $? = 1 ] && grep -q '0002-b.patch: no quick test' $c/out"
+c=$(cov norow); printf '0003-c.patch\n' >> "$c/series"; covrun "$c"
+ok "coverage: a patch of the series with no row fails" sh -c "[ $? = 1 ] && grep -q '0003-c.patch: a patch of the series with no row' $c/out"
+c=$(cov wrongsuite); sed -i 's/| a | qt | ft |/| a | ft | qt |/' "$c/doc"; covrun "$c"
+ok "coverage: a full test listed as quick (and the reverse) fails" \
+	sh -c "[ $? = 1 ] && grep -q 'ft is listed as quick' $c/out && grep -q 'qt is listed as full' $c/out"
+c=$(cov unlisted); printf '#!/bin/sh\n# suite: full\n' > "$c/tests/new.sh"; covrun "$c"
+ok "coverage: a guest test in no row fails" sh -c "[ $? = 1 ] && grep -q 'new: a guest test in no row' $c/out"
+c=$(cov nosuch); sed -i 's/| a | qt | ft |/| a | qt, gone | ft |/' "$c/doc"; covrun "$c"
+ok "coverage: a test that does not exist fails" sh -c "[ $? = 1 ] && grep -q 'gone: no such test' $c/out"
+
+# progress.sh: kbuild step lines become a line every interval; warnings pass
+( for i in 1 2 3; do echo "  CC      mm/f$i.o"; sleep 1; done; echo "mm/f.c:1:2: warning: w"; echo "  LD      vmlinux" ) |
+	PROGRESS_INTERVAL=1 "$top/qemu/progress.sh" "build" > "$tmp/prog"
+ok "progress: a line per interval with elapsed time and the last step; warnings shown; a final line" \
+	sh -c "grep -q '^build: 0m0[0-4]s, [0-9] steps, last: CC mm/f[0-9].o' $tmp/prog && grep -qx 'mm/f.c:1:2: warning: w' $tmp/prog &&
+		tail -n 1 $tmp/prog | grep -q '^build: .*, 4 steps, done, last: LD vmlinux'"
+( sleep 3; echo "  CC      x.o" ) | PROGRESS_INTERVAL=1 "$top/qemu/progress.sh" "silent" > "$tmp/prog"
+ok "progress: a silent build still gets its line every interval" sh -c "[ \$(grep -c '^silent: .*0 steps, last: starting' $tmp/prog) -ge 2 ]"
+
+# A fresh machine: nothing outside the checkout exists yet. The Makefile's
+# set-up steps (deps, the build lock under ~/.cache) and a locked build step
+# must work with an empty HOME.
+mkdir -p "$tmp/home"
+HOME=$tmp/home make -s -C "$top" deps userspace > "$tmp/fresh" 2>&1; rf=$?
+ok "fresh HOME: make deps userspace works with an empty HOME and creates its lock" \
+	sh -c "[ $rf = 0 ] && [ -f $tmp/home/.cache/tierswap-build.lock ]"
+[ "$rf" = 0 ] || sed 's/^/# /' "$tmp/fresh" | tail -n 10
+
+echo "1..$n"
 echo "# $((n - failed)) of $n passed"
 [ "$failed" -eq 0 ]

@@ -1,22 +1,41 @@
 #!/bin/bash
-# The whole test run behind `make test`:
-#   1. host-side tests of each userspace component (make -C <dir> check, TAP);
+# The whole test run behind `make test` (SUITE=quick) and `make test-full`
+# (SUITE=full):
+#   1. host-side tests of the frame and of each userspace component (TAP);
 #   2. the guest suite on one kernel (default: patched, debug flavour): one
 #      boot for all tests, plus one boot for each test marked "# boot: own".
-# Environment: T="a b" runs only those guest tests (and skips host tests when
-# set); TREE, FLAVOUR pick the kernel. Ends with "N passed, N failed".
+# Which guest tests run is decided by each test's own header line
+# "# suite: quick" or "# suite: full": quick runs the quick tests, full runs
+# every test. T="a b" runs only those guest tests, whatever their suite (and
+# skips the host tests). TREE, FLAVOUR pick the kernel.
+# Prints "[i/N] name ... PASS|FAIL (seconds)" as each guest test ends, then a
+# table of every test's guest seconds (also times.tsv in the run's log
+# directory) and "N passed, N failed, N skipped"; exit 1 on any failure.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tree=${TREE:-patched}
 flavour=${FLAVOUR:-debug}
+suite=${SUITE:-quick}
 tag=$tree-$flavour
 only=${T:-}
 tp=0 tf=0 ts=0
+start=${TEST_START:-$(date +%s)}
+# The quick suite's budget of guest seconds (issue 14; docs/architecture.md).
+budget=${QUICK_BUDGET_S:-1500}
+
+case "$suite" in
+quick | full) ;;
+*) echo "test: unknown SUITE '$suite' (quick or full)" >&2; exit 2 ;;
+esac
+export SUITE=$suite
 
 add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
 
-mkdir -p "$top/build/logs"
+run=$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$suite
+mkdir -p "$run"
+times=$run/times.tsv
+printf 'boot\ttest\tseconds\tresult\n' > "$times"
 # Knobs of the kernel selftests' guest tests (docs/kselftests.md) reach the guest.
 for v in KSELFTEST_LONG KSELFTEST_SWAP KSELFTEST_LIVE; do
 	[ -n "${!v:-}" ] && export GUEST_ENV="${GUEST_ENV:+$GUEST_ENV }$v=${!v}"
@@ -24,9 +43,10 @@ done
 
 # host_suite NAME CMD...: run a host-side TAP producer and judge it.
 host_suite() {
-	local name=$1 log=$top/build/logs/host-$1.tap rc out p f s verdict why
+	local name=$1 log=$top/build/logs/host-$1.tap rc out p f s verdict why t0
 	shift
 	echo "== host: $name"
+	t0=$(date +%s)
 	"$@" > "$log" 2> "$log.stderr"
 	rc=$?
 	out=$(awk -v name="host/$name" -v rc="$rc" -v extra="" -f "$top/qemu/tap-verdict.awk" < "$log")
@@ -36,6 +56,7 @@ host_suite() {
 		echo "$out" | sed '$d'
 		sed 's/^/    stderr: /' "$log.stderr" | tail -n 30
 	fi
+	printf 'host\t%s\t%d\t%s\n' "$name" $(($(date +%s) - t0)) "$verdict" >> "$times"
 	add "$p" "$f" "$s"
 }
 
@@ -45,30 +66,24 @@ if [ -z "$only" ]; then
 		[ -f "$top/$comp/Makefile" ] || continue
 		host_suite "$(basename "$comp")" make -s -C "$top/$comp" check O="$top/build/host/$(basename "$comp")"
 	done
+	# Tests write their scratch files (fio's verify state...) outside the checkout.
+	left=$(find "$top" \( -path "$top/build" -o -path "$top/.git" \) -prune -o -name '*.state' -print)
+	if [ -n "$left" ]; then
+		echo "FAIL host/clean: the host suites left files in the checkout:" $left
+		tf=$((tf + 1))
+	fi
 fi
 
 if [ -n "$only" ]; then
 	names=$only
 else
-	names=$(cd "$top/qemu/tests" && ls ./*.sh 2>/dev/null | sed 's|^\./||; s/\.sh$//')
-fi
-# guest_boot NAME...: one boot of the guest running those tests, judged.
-guest_boot() {
-	local logs out p f s
-	logs=$("$top/qemu/boot.sh" test "$tag" "$@")
-	if [ -z "$logs" ]; then
-		echo "FAIL guest: could not boot"
-		tf=$((tf + 1))
-		return
+	# Each test's "# suite:" header decides (qemu/suite-list.sh).
+	names=$("$top/qemu/suite-list.sh" "$suite" 2> "$run/suite-list.err")
+	if [ -s "$run/suite-list.err" ]; then
+		sed 's/^/FAIL /' "$run/suite-list.err"
+		tf=$((tf + $(wc -l < "$run/suite-list.err")))
 	fi
-	out=$("$top/qemu/report.sh" "$logs" "$@")
-	echo "$out" | sed '$d'
-	read -r _ _ p f s < <(echo "$out" | tail -n 1)
-	add "$p" "$f" "$s"
-	awk '/^### guest up/ { print "guest: first test at " $4 " s of guest uptime" }' "$logs/results.log" | tr -d '\r'
-	cat "$logs/boot.info"
-	echo "logs: ${logs#"$top"/}"
-}
+fi
 
 # A test with the header line "# boot: own" runs in a boot of its own (e.g. it
 # changes state that lasts for the rest of a boot); the others share one boot.
@@ -80,14 +95,79 @@ for n in $names; do
 		shared="$shared $n"
 	fi
 done
+total=$(echo $names | wc -w)
+done_n=0
+
+# progress LOGS LABEL NAME...: a line for each test that ended since the last
+# call (judged alone by report.sh --tests-only); JUDGED keeps what was shown.
+progress() {
+	local logs=$1 label=$2 t line secs
+	shift 2
+	for t in "$@"; do
+		case " $judged " in *" $label/$t "*) continue ;; esac
+		tr -d '\r' < "$logs/results.log" 2>/dev/null | grep -q "^### end $t rc=" || continue
+		judged="$judged $label/$t"
+		done_n=$((done_n + 1))
+		line=$("$top/qemu/report.sh" --tests-only "$logs" "$t" | head -n 1)
+		secs=$(awk -f "$top/qemu/times.awk" "$logs/results.log" | awk -F'\t' -v t="$t" '$1 == t { print $2 }')
+		printf '[%d/%d] %s ... %s (%s s)\n' "$done_n" "$total" "$t" "${line%% *}" "${secs:--}"
+	done
+}
+judged=
+
+# guest_boot LABEL NAME...: one boot of the guest running those tests, judged.
+guest_boot() {
+	local label=$1 logs=$run/$1 out p f s pid rc=0
+	shift
+	BOOT_LOGS=$logs "$top/qemu/boot.sh" test "$tag" "$@" > /dev/null &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		progress "$logs" "$label" "$@"
+		sleep 5
+	done
+	wait "$pid" || rc=$?
+	if [ "$rc" != 0 ] || [ ! -f "$logs/results.log" ]; then
+		echo "FAIL guest: could not boot (boot.sh exit $rc)"
+		tf=$((tf + 1))
+		return
+	fi
+	progress "$logs" "$label" "$@"
+	out=$("$top/qemu/report.sh" "$logs" "$@")
+	# PASS lines were shown as progress; failures come with their details.
+	echo "$out" | sed '$d' | grep -v '^PASS '
+	read -r _ _ p f s < <(echo "$out" | tail -n 1)
+	add "$p" "$f" "$s"
+	# The time table: each test's seconds and the verdict report.sh gave it.
+	awk -f "$top/qemu/times.awk" "$logs/results.log" | while IFS=$'\t' read -r t secs; do
+		v=$(echo "$out" | awk -v t="$t" '($1 == "PASS" || $1 == "FAIL") && $2 == t { print $1; exit }')
+		printf '%s\t%s\t%s\t%s\n' "$label" "$t" "$secs" "${v:-?}" >> "$times"
+	done
+	awk '/^### guest up/ { print "guest: first test at " $4 " s of guest uptime" }' "$logs/results.log" | tr -d '\r'
+	cat "$logs/boot.info"
+	echo "logs: ${logs#"$top"/}"
+}
+
 if [ -n "$shared" ]; then
-	echo "== guest: $tag"
-	guest_boot $shared
+	echo "== guest: $tag, suite $suite ($(echo $shared | wc -w) tests in one boot)"
+	guest_boot shared $shared
 fi
 for n in $own; do
 	echo "== guest: $tag (own boot: $n)"
-	guest_boot "$n"
+	guest_boot "$n" "$n"
 done
 
+# The budget, seen every run: every test's seconds, longest first; per boot.
+if [ -n "$names" ]; then
+	echo "== time per guest test (seconds of guest uptime; ${times#"$top"/})"
+	printf '%9s  %-6s %-24s %s\n' seconds result boot test
+	awk -F'\t' 'NR > 1 && $1 != "host" { printf "%9s  %-6s %-24s %s\n", $3, $4, $1, $2 }' "$times" | sort -rn
+	awk -F'\t' 'NR > 1 && $1 != "host" { n[$1]++; s[$1] += $3; all += $3 }
+		END { for (b in n) printf "boot %s: %d tests, %.0f s\n", b, n[b], s[b]
+			printf "guest tests: %.0f s in all\n", all }' "$times"
+	guest_s=$(awk -F'\t' 'NR > 1 && $1 != "host" { s += $3 } END { printf "%.0f", s }' "$times")
+	[ "$suite" = quick ] && [ -z "$only" ] &&
+		echo "quick suite: $guest_s s of guest time, budget $budget s$([ "$guest_s" -gt "$budget" ] && echo ': OVER BUDGET')"
+fi
+echo "wall: $(($(date +%s) - start)) s"
 echo "$tp passed, $tf failed, $ts skipped"
 [ "$tf" -eq 0 ]

@@ -115,9 +115,9 @@ h.shutdown(); h2.shutdown()
 # ---- fio's nbd engine ----
 if fio --enghelp 2>/dev/null | grep -qw nbd; then
 	t "fio nbd engine: random write + verify (crc32c, iodepth 16)" \
-		fio --name=v --ioengine=nbd --uri="$U" --rw=randwrite --bs=4k --iodepth=16 \
+		fio --aux-path="$T" --name=v --ioengine=nbd --uri="$U" --rw=randwrite --bs=4k --iodepth=16 \
 		--size=16m --verify=crc32c --do_verify=1 --verify_fatal=1 --runtime=30
-	t "fio nbd engine: trim" fio --name=tr --ioengine=nbd --uri="$U" --rw=randtrim --bs=64k \
+	t "fio nbd engine: trim" fio --aux-path="$T" --name=tr --ioengine=nbd --uri="$U" --rw=randtrim --bs=64k \
 		--iodepth=4 --size=8m --runtime=20
 else
 	skip "fio nbd engine" "fio has no nbd engine"; skip "fio trim" "fio has no nbd engine"
@@ -341,7 +341,7 @@ qemu-io -f raw '$(uri f)' -c 'write -P 0x77 0 1M' -c 'read -P 0x77 0 1M' -c 'wri
   -c 'read -P 0x66 1000 3000' -c 'write -z 4M 1M' -c 'read -P 0 4M 1M' -c 'discard 8M 1M' -c flush 2>&1 |
   grep -qi -e fail -e error -e mismatch && exit 1 || exit 0"
 t "file export: data is in the file" bash -c "cmp <(head -c 1000 /dev/zero | tr '\\0' '\\167') <(head -c 1000 '$T/disk.img')"
-t "file export: fio verify" fio --name=fv --ioengine=nbd --uri="$(uri f)" --rw=randwrite --bs=16k \
+t "file export: fio verify" fio --aux-path="$T" --name=fv --ioengine=nbd --uri="$(uri f)" --rw=randwrite --bs=16k \
 	--iodepth=8 --size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --runtime=30
 start r --file "$T/disk.img" --read-only || notok "start read-only"
 t "read-only export: flag set; a raw WRITE gets EPERM, TRIM too" python3 "$here/hostile.py" 127.0.0.1 "$PORT_r" 0 readonly

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 60
+# suite: quick
 # The guest environment every other test relies on.
 . /usr/lib/tierswap/lib.sh
 

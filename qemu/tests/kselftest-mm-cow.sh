@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 1500
+# suite: full
 # The kernel's tools/testing/selftests/mm/cow (built from the booted kernel's
 # own tree): COW and GUP-pin exclusivity of anon base pages, THP, PTE-mapped
 # THP and every mTHP size, each also after MADV_PAGEOUT to a synchronous swap

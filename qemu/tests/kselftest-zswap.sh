@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 1500
+# suite: full
 # boot: own
 # The kernel's tools/testing/selftests/cgroup/test_zswap, with zswap enabled
 # in front of a synchronous swap device. Its own boot: once zswap has been

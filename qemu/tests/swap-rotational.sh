@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# suite: quick
 # Swap on a rotational device: zram with queue/rotational=1 stands in for an
 # HDD (or an NBD export with NBD_FLAG_ROTATIONAL). Such a device takes 6.12's
 # old allocator path: swap_map scanned under si->lock, no cluster allocator,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # Swap-out when a cluster's swap table cannot be allocated (mm-patches 0006).
 # On a solid state device a free cluster gets its table when its first slot
 # is allocated, under si->lock and ci->lock, without sleeping; that can

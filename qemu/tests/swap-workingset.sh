@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 300
+# suite: quick
 # Workingset refault detection for anon swap (docs/swap-cache-tests.md).
 # When reclaim swaps an anon folio out and removes it from the swap cache it
 # leaves a shadow entry in the swap cache's slot (workingset_eviction());

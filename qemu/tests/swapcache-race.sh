@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # Swap cache race stress in the spirit of upstream's swap cache data-loss
 # bugs (a swapin racing another swapin, reclaim or a write of the same
 # entry; docs/swap-cache-tests.md). swaprace runs rounds in which three
@@ -15,14 +16,14 @@
 #  - shared:  MAP_SHARED|MAP_ANONYMOUS shmem with 64K mTHP, three processes
 #  - shmem:   a memfd mapped by three processes
 # on tierblk synchronous=1 and synchronous=0. Each case runs for
-# SWAPCACHE_RACE_SECONDS (default 15) of rounds, at least 2 rounds;
+# SWAPCACHE_RACE_SECONDS (default 15, 5 in the quick suite) of rounds, at least 2 rounds;
 # SWAPCACHE_RACE_SIZE (default 4M) per region.
 # Checks: zero corrupt pages; the rounds swapped in from the device (pswpin
 # at least one region's worth); the swapins were concurrent: in at least one
 # round two or more workers took major faults; swapoff afterwards succeeds.
 . /usr/lib/tierswap/lib.sh
 
-SECS=${SWAPCACHE_RACE_SECONDS:-15}
+SECS=${SWAPCACHE_RACE_SECONDS:-$(by_suite 5 15)}
 SIZE=${SWAPCACHE_RACE_SIZE:-4M}
 PAGES=$(( ${SIZE%M} * 256 ))
 WORKERS=3

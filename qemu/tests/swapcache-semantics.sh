@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # Swap cache semantics that must survive a change of the swap cache's
 # implementation (docs/swap-cache-tests.md). On tierblk, synchronous=1 (the
 # swap-cache-bypassing path) and synchronous=0 (the swap cache path), each:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: full
 # Swap-out write errors lose nothing. With every write to tierblk0 failing,
 # a process's pages are paged out (MADV_PAGEOUT) and stay in memory: the
 # failed folios are re-dirtied and kept in the swap cache. Once the errors

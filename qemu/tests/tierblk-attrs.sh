@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 180
+# suite: quick
 # tierblk: every attribute set, read back, invalid values refused with EINVAL
 # and no change, changes that need an unused device refused with EBUSY while
 # it is open or swapped on; module parameters; hot_add and hot_remove.

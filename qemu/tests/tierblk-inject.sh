@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 300
+# suite: quick
 # tierblk error injection on the raw device (direct I/O through dd):
 # bad sector ranges with operations and counts, every_nth, rates from the
 # seeded generator (same seed -> same failing operations), one-shot read

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 420
+# suite: full
 # tierblk latency: fio 4k random reads (psync, direct, iodepth 1) on
 # tierblk0, each delayed run paired with a baseline run. Checked, with
 # sanity bounds only (the guest's clock under TCG is not a stopwatch): a

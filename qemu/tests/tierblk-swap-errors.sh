@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 420
+# suite: full
 # tierblk: an injected read error on a swapped-out page reaches its owner.
 # swapstress fills 4M, pages it out to tierblk0 and stops; the test arms a
 # one-shot read failure on the swap slot of page 5 and lets it go on:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # tierblk: swap takes the SWP_SYNCHRONOUS_IO fast path on synchronous=1 and
 # not on synchronous=0.  A shell in a memcg holds 4M of single-mapped anon
 # memory (a variable), memory.reclaim pushes it to tierblk0, the shell reads

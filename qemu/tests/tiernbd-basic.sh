@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 240
+# suite: quick
 # tiernbd inside the guest: swap-safe start, nbd-client with two
 # connections (on /dev/nbd1), fio verify, injected errors reach the block
 # layer, run-time control.

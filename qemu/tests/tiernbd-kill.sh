@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 240
+# suite: quick
 # The server goes away under the kernel nbd driver: killed, the reader
 # gets EIO at once; stopped (hung), the reader gets EIO within
 # nbd-client's timeout (-t) instead of hanging.  No kernel splat (the

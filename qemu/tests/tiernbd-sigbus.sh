@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 300
+# suite: full
 # A read error injected by tiernbd on one swapped-out page: the owner
 # gets SIGBUS for that page, every other page verifies.
 . /usr/lib/tierswap/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: full
 # Swap on the slow tier: mkswap + swapon /dev/nbd0 served by tiernbd in
 # the guest; memory pressure pushes pages out and back in, every page
 # checked by swapstress (anon and shmem).

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# suite: quick
 # Two swap tiers at once through qemu/guest/lib/tiers.sh: a small fast
 # tier (tierblk0, priority 20) in front of a slow one (tiernbd over nbd,
 # priority 10). Pages fill the fast tier first and spill to the slow one;

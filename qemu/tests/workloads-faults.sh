@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # Error injection through swap on tierblk0: read errors on the swap slots of
 # chosen pages must SIGBUS exactly those pages (swapstress --expect-sigbus
 # records them and carries on); failing shmem swap-ins surface as EIO from

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# suite: quick
 # fio plus memory pressure: crc32c-verified fio I/O on one tier (a zram
 # block device) while swapstress thrashes another (zram swap) from inside a
 # memcg; both must verify: fio exits 0 and swapstress reports corrupt=0.
@@ -31,8 +32,8 @@ rm -f /tmp/pressure.stop /tmp/pressure.runs
 	done
 ) &
 fpid=$!
-swapstress --size 32M --procs 2 --threads 2 --pattern random --passes 2 \
-	--pageout memcg --memcg-max 12M >"$OUT" 2>&1
+swapstress --size $(by_suite 16M 32M) --procs 2 --threads 2 --pattern random --passes $(by_suite 1 2) \
+	--pageout memcg --memcg-max $(by_suite 6M 12M) >"$OUT" 2>&1
 rc=$?
 touch /tmp/pressure.stop
 wait $fpid

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # The fio jobs of workloads/fio on a zram block device: every tier
 # characterisation job runs (shortened to 2 s) and reports IOPS; the crc32c
 # verify jobs pass on a healthy device and fail once a block is corrupted.
@@ -14,7 +15,7 @@ DEV=$(zram_dev_up 64M) || bail "zram device failed"
 export DEV
 
 for j in randread-4k-psync randwrite-4k-psync randread-4k-uring randwrite-4k-uring seqread-1m seqwrite-1m; do
-	job=$(fio_job $j 2) || { fail "$j: job file"; continue; }
+	job=$(fio_job $j "$(by_suite 1 2)") || { fail "$j: job file"; continue; }
 	if fio "$job" >"$OUT" 2>&1 && grep -qE '(read|write): IOPS=' "$OUT"; then
 		pass "$j on $DEV: $(grep -oE '(read|write): IOPS=[^,]*, BW=[^ ]*' "$OUT" | head -n 1)"
 	else

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# suite: full
 # swapstress against zram swap at small sizes: anon and shmem (mmap and
 # pread), sequential/random/zipf, MADV_PAGEOUT and memcg pressure, several
 # processes and threads, PMD THP and 64 KiB mTHP swap-out, the pagemap dump

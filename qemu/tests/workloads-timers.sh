@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # Swap-in timers of the seed experiments on zram: fill S bytes, MADV_PAGEOUT
 # all of it, time the sequential read-back (swapstress --mode swapin-timer).
 # shmem (memfd, mapped and pread) is the 1dd44c0af4fa experiment, anon the
@@ -7,7 +8,7 @@
 . /usr/lib/tierswap/lib.sh
 
 OUT=/tmp/timer.out
-SIZE=${TIMER_SIZE:-32M}
+SIZE=${TIMER_SIZE:-$(by_suite 8M 32M)}
 cleanup() { zram_swap_down; }
 
 # timer DESC ARGS...: run the timer; pass on exit 0, swapin_ms present and

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 600
+# suite: quick
 # usemem (vm-scalability compatible) under swap pressure: the cover-letter
 # shape "usemem --init-time -O -y -x -n N SIZE" inside a memcg smaller than
 # the total, on zram swap; upstream-format lines plus the key=value summary.

@@ -218,10 +218,10 @@ if command -v fio >/dev/null; then
 	done
 	check "fio job without DEV fails (the device is never implicit)" \
 		sh -c '! env -u DEV fio --parse-only "$0" >/dev/null 2>&1' "$JOBS/randread-4k-psync.fio"
-	DEV=$T/dev.img fio "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
+	DEV=$T/dev.img fio --aux-path="$T" "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
 	rc=$?
 	printf 'XXXX' | dd of="$T/dev.img" bs=1 seek=$((4096 * 3 + 100)) conv=notrunc 2>/dev/null
-	DEV=$T/dev.img fio --verify_only "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
+	DEV=$T/dev.img fio --aux-path="$T" --verify_only "$JOBS/verify-4k-psync.fio" >"$T/out" 2>&1
 	check "verify-4k-psync writes and verifies, then catches a corrupted block" \
 		sh -c '[ $0 -eq 0 ] && grep -q "verify failed at file .* offset 12288" "$1"' $rc "$T/out"
 else
