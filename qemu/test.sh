@@ -105,7 +105,7 @@ progress() {
 	shift 2
 	for t in "$@"; do
 		case " $judged " in *" $label/$t "*) continue ;; esac
-		tr -d '\r' < "$logs/results.log" 2>/dev/null | grep -q "^### end $t rc=" || continue
+		[ -f "$logs/results.log" ] && tr -d '\r' < "$logs/results.log" | grep -q "^### end $t rc=" || continue
 		judged="$judged $label/$t"
 		done_n=$((done_n + 1))
 		line=$("$top/qemu/report.sh" --tests-only "$logs" "$t" | head -n 1)
