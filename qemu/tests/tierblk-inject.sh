@@ -6,7 +6,9 @@
 # seeded generator (same seed -> same failing operations), one-shot read
 # failure, the status delivered (errno seen by the reader), failed writes
 # store nothing, discard and flush failures, bit-flip corruption; in
-# synchronous and asynchronous mode.
+# synchronous and asynchronous mode. Then the knobs tierblk-attrs only reads
+# back, under I/O: every_nth_write, error_rate_discard/_flush, discard and
+# flush latency, completion=inline.
 . /usr/lib/tierswap/lib.sh
 
 cleanup() { rm -f /tmp/tb.*; tierblk_unload 2>/dev/null; }
@@ -51,7 +53,7 @@ clear_all() {
 	done
 }
 
-plan 28
+plan 35
 trap cleanup EXIT
 tierblk_load size=64M || bail "insmod tierblk failed"
 dd if=/dev/urandom of=/dev/tierblk0 bs=1M count=4 oflag=direct 2>/dev/null
@@ -138,6 +140,48 @@ check_eq "failed flush: fsync gets EIO" EIO \
 	"$(dd_errno if=/dev/zero of=/dev/tierblk0 bs=4096 count=1 seek=50 conv=fsync,notrunc)"
 check "flushes and flush errors counted" \
 	test "$(tierblk_stat 0 flushes)" -gt "$f0" -a "$(tierblk_stat 0 errors_flush)" -ge 1
+clear_all
+
+# every_nth_write and the discard and flush rates.
+tierblk_set 0 every_nth_write 2
+check_eq "every_nth_write=2: every second write fails" "ok EIO ok EIO" \
+	"$(wr 60) $(wr 61) $(wr 62) $(wr 63)"
+clear_all
+tierblk_set 0 error_rate_discard 1000000
+check "error_rate_discard=1000000: discard refused, frees nothing" discard_refused
+tierblk_set 0 error_rate_flush 1000000
+check_eq "error_rate_flush=1000000: fsync gets EIO" EIO \
+	"$(dd_errno if=/dev/zero of=/dev/tierblk0 bs=4096 count=1 seek=50 conv=fsync,notrunc)"
+clear_all
+
+# Discard and flush latency: a 200 ms delay cannot end early (a lower bound
+# only; uptime moves in 10 ms steps).
+took_ms() {
+	local t0
+	t0=$(nbd_ms)
+	"$@" > /dev/null 2>&1
+	echo $(($(nbd_ms) - t0))
+}
+tierblk_set 0 flush_latency 200000000
+t=$(took_ms dd if=/dev/zero of=/dev/tierblk0 bs=4096 count=1 seek=50 conv=fsync,notrunc)
+check "flush_latency 200 ms: the fsync took >= 180 ms ($t ms)" test "$t" -ge 180
+tierblk_set 0 flush_latency 0
+tierblk_set 0 discard_latency 200000000
+t=$(took_ms blkdiscard -o 0 -l 65536 /dev/tierblk0)
+check "discard_latency 200 ms: the discard took >= 180 ms ($t ms)" test "$t" -ge 180
+tierblk_set 0 discard_latency 0
+
+# completion=inline (synchronous=0, bios end in the submitter's context):
+# data round trip, and an injected error still reaches the reader.
+tierblk_set 0 synchronous 0
+tierblk_set 0 completion inline
+dd if=/dev/urandom of=/tmp/tb.pat bs=4096 count=1 2>/dev/null
+wr 70 /tmp/tb.pat > /dev/null
+rd 70 > /dev/null
+check "completion=inline: a written block reads back the same" cmp -s /tmp/tb.pat /tmp/tb.rd
+tierblk_set 0 one_shot_read_sector 560
+check_eq "completion=inline: an injected read error reaches the reader" EIO "$(rd 70)"
+tierblk_set 0 completion workqueue
 clear_all
 
 # Corruption: one bit per sector of the range flips on read; the store is
