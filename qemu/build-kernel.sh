@@ -39,7 +39,12 @@ command -v ccache >/dev/null || die "missing ccache: apt-get install ccache"
 # Fixed build identity: the same sources give the same objects (cache hits).
 export KBUILD_BUILD_TIMESTAMP="2026-01-01 00:00:00 UTC" KBUILD_BUILD_USER=tierswap KBUILD_BUILD_HOST=tierswap
 
-kmake() { make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+# MAKEFLAGS of a calling `make -s` would silence kbuild's step lines, which
+# the progress line needs; -j is given here.
+kmake() {
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$src" O="$obj" -j"$jobs" CC="ccache gcc" HOSTCC="ccache gcc" "$@"
+}
 
 # Reconfigure only when a fragment or the tree changed.
 cfgid=$(cat "${frags[@]}" "$src/Makefile" | sha256sum | cut -d' ' -f1)

@@ -27,7 +27,7 @@ while :; do
 			# "  CC      mm/swapfile.o" -> "CC mm/swapfile.o", without a fork
 			set -f; set -- $line; set +f
 			steps=$((steps + 1)) last="$*" ;;
-		"make["*"]: "*"directory"*) ;;
+		"make"*": "*"directory"*) ;;
 		*) printf '%s\n' "$line" ;;
 		esac
 	elif [ $? -gt 128 ]; then
