@@ -29,7 +29,7 @@ static struct backend be;
 static struct inject in;
 static struct conn_cfg cfg;
 static struct conn c;
-static struct outbuf out;
+static struct ts_outbuf out;
 
 static ssize_t feed_recv(void *ctx, void *buf, size_t len, bool all)
 {
@@ -84,7 +84,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		.max_request = 256 * 1024,
 		.max_options = 32,
 	};
-	if (conn_alloc(&c, &cfg, 64 * 1024, 8) || outbuf_init(&out, 64 * 1024))
+	if (conn_alloc(&c, &cfg, 64 * 1024, 8) || ts_outbuf_init(&out, 64 * 1024))
 		abort();
 	return 0;
 }
@@ -97,7 +97,7 @@ static void knob(const char *cmd)
 
 	strcpy(line, cmd);
 	n = split_words(line, w, 16);
-	outbuf_reset(&out);
+	ts_outbuf_reset(&out);
 	if (n <= 0 || inject_command(&in, n, w, &out))
 		abort();
 }
@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			char *w[32];
 			int n = split_words(l, w, 32);
 
-			outbuf_reset(&out);
+			ts_outbuf_reset(&out);
 			if (n > 0)
 				(void)inject_command(&in, n, w, &out);
 		}

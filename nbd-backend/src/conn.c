@@ -402,7 +402,7 @@ static void account(struct conn *c, const struct pending *p)
 
 	inject_account(in, (enum opc)p->opc,
 		       p->opc == OPC_READ || p->opc == OPC_WRITE ? p->len : 0,
-		       p->err, p->injected, p->delay_us, now_ns() - p->arrival);
+		       p->err, p->injected, p->delay_us, ts_now_ns() - p->arrival);
 }
 
 static void simple_header(uint8_t *h, uint32_t err, uint64_t cookie)
@@ -555,7 +555,7 @@ void *conn_sender(void *arg)
 			pthread_cond_wait(&c->qcond, &c->qlock);
 			continue;
 		}
-		now = now_ns();
+		now = ts_now_ns();
 		if (c->heap[0].deadline > now) {
 			struct timespec ts = {
 				.tv_sec = (time_t)(c->heap[0].deadline / 1000000000u),
@@ -642,7 +642,7 @@ static int request(struct conn *c, const uint8_t *hdr)
 		.cookie = get_be64(hdr + 8),
 		.off = get_be64(hdr + 16),
 		.len = get_be32(hdr + 24),
-		.arrival = now_ns(),
+		.arrival = ts_now_ns(),
 	};
 	struct verdict v;
 	uint32_t err = 0;

@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		switch (ch) {
 		case 's': path = optarg; break;
 		case 't':
-			if (parse_u64(optarg, &t) || t == 0 || t > 3600)
+			if (ts_parse_uint(optarg, 0, UINT64_MAX, &t) || t == 0 || t > 3600)
 				die_usage("bad timeout '%s'", optarg);
 			tv.tv_sec = (time_t)t;
 			break;

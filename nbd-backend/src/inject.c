@@ -16,8 +16,8 @@ const char *opc_name(enum opc op)
 static void reseed(struct inject *in)
 {
 	for (int i = 0; i < OPC_N; i++) {
-		prng_seed(&in->op[i].lat_rng, in->seed * 8 + (uint64_t)i * 2);
-		prng_seed(&in->op[i].err_rng, in->seed * 8 + (uint64_t)i * 2 + 1);
+		ts_rng_seed(&in->op[i].lat_rng, in->seed * 8 + (uint64_t)i * 2);
+		ts_rng_seed(&in->op[i].err_rng, in->seed * 8 + (uint64_t)i * 2 + 1);
 		in->op[i].seen = 0;
 	}
 }
@@ -54,7 +54,7 @@ static void rearm(struct inject *in)
 	atomic_store(&in->armed, armed);
 }
 
-static double sample(const struct dist *d, struct prng *r)
+static double sample(const struct dist *d, struct ts_rng *r)
 {
 	double v;
 
@@ -62,14 +62,14 @@ static double sample(const struct dist *d, struct prng *r)
 	case DIST_FIXED:
 		return d->a;
 	case DIST_UNIFORM:
-		return d->a + (d->b - d->a) * prng_uniform(r);
+		return d->a + (d->b - d->a) * ts_rng_double(r);
 	case DIST_NORMAL:
-		v = d->a + d->b * prng_normal(r);
+		v = d->a + d->b * ts_rng_normal(r);
 		return v < 0 ? 0 : v;
 	case DIST_LOGNORMAL:
 		if (d->a <= 0)
 			return 0;
-		v = exp(d->mu + d->sigma * prng_normal(r));
+		v = exp(d->mu + d->sigma * ts_rng_normal(r));
 		return v > 600e6 ? 600e6 : v;
 	default:
 		return 0;
@@ -123,7 +123,7 @@ void inject_decide(struct inject *in, enum opc op, uint64_t off, uint64_t len,
 	if (k->every && k->seen % k->every == 0 && !v->err)
 		v->err = (uint32_t)k->every_err;
 	if (k->ppm) {
-		uint64_t x = prng_next(&k->err_rng) % 1000000u;
+		uint64_t x = ts_rng_next(&k->err_rng) % 1000000u;
 
 		if (x < k->ppm && !v->err)
 			v->err = k->ppm_err;
@@ -170,11 +170,11 @@ void inject_account(struct inject *in, enum opc op, uint64_t bytes,
 
 /* ---- control commands ---- */
 
-static int fail(struct outbuf *out, const char *fmt, const char *arg)
+static int fail(struct ts_outbuf *out, const char *fmt, const char *arg)
 {
-	outbuf_printf(out, "error: ");
-	outbuf_printf(out, fmt, arg ? arg : "");
-	outbuf_printf(out, "\n");
+	ts_outbuf_printf(out, "error: ");
+	ts_outbuf_printf(out, fmt, arg ? arg : "");
+	ts_outbuf_printf(out, "\n");
 	return -1;
 }
 
@@ -223,7 +223,7 @@ static int parse_dist(const char *s, struct dist *d)
 	strcpy(buf, s);
 	colon = strchr(buf, ':');
 	if (!colon) { /* a bare duration means fixed */
-		if (parse_duration_us(buf, &a))
+		if (ts_parse_duration_us(buf, &a))
 			return -1;
 		d->kind = DIST_FIXED;
 		d->a = a;
@@ -233,9 +233,9 @@ static int parse_dist(const char *s, struct dist *d)
 	p2 = strpbrk(colon, ",/");
 	if (p2)
 		*p2++ = '\0';
-	if (parse_duration_us(colon, &a))
+	if (ts_parse_duration_us(colon, &a))
 		return -1;
-	if (p2 && parse_duration_us(p2, &b))
+	if (p2 && ts_parse_duration_us(p2, &b))
 		return -1;
 	if (!strcmp(buf, "fixed") && !p2) {
 		d->kind = DIST_FIXED;
@@ -261,20 +261,20 @@ static int parse_dist(const char *s, struct dist *d)
 	return 0;
 }
 
-static void print_dist(struct outbuf *out, const struct dist *d)
+static void print_dist(struct ts_outbuf *out, const struct dist *d)
 {
 	switch (d->kind) {
-	case DIST_OFF: outbuf_printf(out, "off"); break;
-	case DIST_FIXED: outbuf_printf(out, "fixed:%g", d->a); break;
-	case DIST_UNIFORM: outbuf_printf(out, "uniform:%g,%g", d->a, d->b); break;
-	case DIST_NORMAL: outbuf_printf(out, "normal:%g,%g", d->a, d->b); break;
-	case DIST_LOGNORMAL: outbuf_printf(out, "lognormal:%g,%g", d->a, d->b); break;
+	case DIST_OFF: ts_outbuf_printf(out, "off"); break;
+	case DIST_FIXED: ts_outbuf_printf(out, "fixed:%g", d->a); break;
+	case DIST_UNIFORM: ts_outbuf_printf(out, "uniform:%g,%g", d->a, d->b); break;
+	case DIST_NORMAL: ts_outbuf_printf(out, "normal:%g,%g", d->a, d->b); break;
+	case DIST_LOGNORMAL: ts_outbuf_printf(out, "lognormal:%g,%g", d->a, d->b); break;
 	}
 }
 
 /* Parse trailing key=value words: errno=, count=. */
 static int parse_kv(int argc, char **argv, uint32_t *err, int64_t *count,
-		    struct outbuf *out)
+		    struct ts_outbuf *out)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "errno=", 6)) {
@@ -285,7 +285,7 @@ static int parse_kv(int argc, char **argv, uint32_t *err, int64_t *count,
 
 			if (!strcmp(argv[i] + 6, "inf") || !strcmp(argv[i] + 6, "unlimited"))
 				*count = -1;
-			else if (parse_u64(argv[i] + 6, &c) || c == 0 || c > INT64_MAX)
+			else if (ts_parse_uint(argv[i] + 6, 0, UINT64_MAX, &c) || c == 0 || c > INT64_MAX)
 				return fail(out, "bad count '%s' (a positive number or inf)", argv[i] + 6);
 			else
 				*count = (int64_t)c;
@@ -296,26 +296,26 @@ static int parse_kv(int argc, char **argv, uint32_t *err, int64_t *count,
 	return 0;
 }
 
-static void print_rule(struct outbuf *out, const struct err_rule *r)
+static void print_rule(struct ts_outbuf *out, const struct err_rule *r)
 {
-	outbuf_printf(out, "id=%u ops=", r->id);
+	ts_outbuf_printf(out, "id=%u ops=", r->id);
 	for (int i = 0, first = 1; i < OPC_N; i++) {
 		if (r->opmask & (1u << i)) {
-			outbuf_printf(out, "%s%s", first ? "" : ",", opc_names[i]);
+			ts_outbuf_printf(out, "%s%s", first ? "" : ",", opc_names[i]);
 			first = 0;
 		}
 	}
-	outbuf_printf(out, " range=%llu+%llu", (unsigned long long)r->start,
+	ts_outbuf_printf(out, " range=%llu+%llu", (unsigned long long)r->start,
 		      (unsigned long long)(r->end - r->start));
 	if (r->count < 0)
-		outbuf_printf(out, " count=inf");
+		ts_outbuf_printf(out, " count=inf");
 	else
-		outbuf_printf(out, " count=%lld", (long long)r->count);
-	outbuf_printf(out, " errno=%s hits=%llu\n", nbd_errno_name(r->err),
+		ts_outbuf_printf(out, " count=%lld", (long long)r->count);
+	ts_outbuf_printf(out, " errno=%s hits=%llu\n", nbd_errno_name(r->err),
 		      (unsigned long long)r->hits);
 }
 
-static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *out)
+static int cmd_error(struct inject *in, int argc, char **argv, struct ts_outbuf *out)
 {
 	unsigned mask;
 	uint64_t n;
@@ -328,9 +328,9 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *ou
 		for (unsigned i = 0; i < in->nrules; i++)
 			print_rule(out, &in->rules[i]);
 		for (int i = 0; i < OPC_N; i++) {
-			outbuf_printf(out, "rate %s %u errno=%s\n", opc_names[i],
+			ts_outbuf_printf(out, "rate %s %u errno=%s\n", opc_names[i],
 				      in->op[i].ppm, nbd_errno_name(in->op[i].ppm_err));
-			outbuf_printf(out, "every %s %llu errno=%s\n", opc_names[i],
+			ts_outbuf_printf(out, "every %s %llu errno=%s\n", opc_names[i],
 				      (unsigned long long)in->op[i].every,
 				      nbd_errno_name((uint32_t)in->op[i].every_err));
 		}
@@ -353,7 +353,7 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *ou
 			in->nrules = 0;
 			return 0;
 		}
-		if (parse_u64(argv[2], &n))
+		if (ts_parse_uint(argv[2], 0, UINT64_MAX, &n))
 			return fail(out, "bad rule id '%s'", argv[2]);
 		for (unsigned i = 0; i < in->nrules; i++) {
 			if (in->rules[i].id == n) {
@@ -380,8 +380,8 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *ou
 		plus = strchr(buf, '+');
 		if (plus)
 			*plus++ = '\0';
-		if (parse_size(buf, &start) || (plus && (parse_size(plus, &len) || !len)) ||
-		    start + len < start)
+		if (ts_parse_size(buf, NBD_SIZE_FLAGS, &start) ||
+		    (plus && (ts_parse_size(plus, NBD_SIZE_FLAGS, &len) || !len)) || start + len < start)
 			return fail(out, "bad range '%s' (START[+LEN], sizes with K M G s p suffix)", argv[3]);
 		if (parse_kv(argc - 4, argv + 4, &r.err, &r.count, out))
 			return -1;
@@ -391,14 +391,14 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *ou
 		r.end = start + len;
 		r.id = in->next_id++;
 		in->rules[in->nrules++] = r;
-		outbuf_printf(out, "id=%u\n", r.id);
+		ts_outbuf_printf(out, "id=%u\n", r.id);
 		return 0;
 	}
 	if (!strcmp(argv[1], "rate") || !strcmp(argv[1], "every")) {
 		bool rate = argv[1][0] == 'r';
 		uint32_t err = NBD_EIO;
 
-		if (parse_u64(argv[3], &n) || (rate && n > 1000000))
+		if (ts_parse_uint(argv[3], 0, UINT64_MAX, &n) || (rate && n > 1000000))
 			return fail(out, rate ? "bad rate '%s' (ppm, 0..1000000)" : "bad count '%s'", argv[3]);
 		if (parse_kv(argc - 4, argv + 4, &err, NULL, out))
 			return -1;
@@ -419,9 +419,9 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct outbuf *ou
 	return fail(out, "unknown error subcommand '%s'", argv[1]);
 }
 
-static void print_stats(struct inject *in, struct outbuf *out)
+static void print_stats(struct inject *in, struct ts_outbuf *out)
 {
-	outbuf_printf(out, "conns_opened=%llu conns_closed=%llu disconnects_injected=%llu protocol_errors=%llu\n",
+	ts_outbuf_printf(out, "conns_opened=%llu conns_closed=%llu disconnects_injected=%llu protocol_errors=%llu\n",
 		      (unsigned long long)atomic_load(&in->conns_opened),
 		      (unsigned long long)atomic_load(&in->conns_closed),
 		      (unsigned long long)atomic_load(&in->disc_injected),
@@ -442,7 +442,7 @@ static void print_stats(struct inject *in, struct outbuf *out)
 			if (!p99 && total && acc * 100 >= total * 99)
 				p99 = UINT64_C(1) << b;
 		}
-		outbuf_printf(out, "op=%s requests=%llu bytes=%llu injected_errors=%llu other_errors=%llu injected_delays=%llu injected_delay_us=%llu lat_p50_lt_us=%llu lat_p99_lt_us=%llu\n",
+		ts_outbuf_printf(out, "op=%s requests=%llu bytes=%llu injected_errors=%llu other_errors=%llu injected_delays=%llu injected_delay_us=%llu lat_p50_lt_us=%llu lat_p99_lt_us=%llu\n",
 			      opc_names[i],
 			      (unsigned long long)atomic_load(&s->reqs),
 			      (unsigned long long)atomic_load(&s->bytes),
@@ -451,20 +451,20 @@ static void print_stats(struct inject *in, struct outbuf *out)
 			      (unsigned long long)atomic_load(&s->delays),
 			      (unsigned long long)atomic_load(&s->delay_us),
 			      (unsigned long long)p50, (unsigned long long)p99);
-		outbuf_printf(out, "hist=%s", opc_names[i]);
+		ts_outbuf_printf(out, "hist=%s", opc_names[i]);
 		for (int b = 0; b < INJECT_HIST_N; b++) {
 			if (!h[b])
 				continue;
 			if (b == INJECT_HIST_N - 1)
-				outbuf_printf(out, " >=%lluus:%llu",
+				ts_outbuf_printf(out, " >=%lluus:%llu",
 					      (unsigned long long)(UINT64_C(1) << (b - 1)),
 					      (unsigned long long)h[b]);
 			else
-				outbuf_printf(out, " <%lluus:%llu",
+				ts_outbuf_printf(out, " <%lluus:%llu",
 					      (unsigned long long)(UINT64_C(1) << b),
 					      (unsigned long long)h[b]);
 		}
-		outbuf_printf(out, "\n");
+		ts_outbuf_printf(out, "\n");
 	}
 }
 
@@ -486,37 +486,37 @@ static void reset_stats(struct inject *in)
 	atomic_store(&in->proto_errors, 0);
 }
 
-static void show(struct inject *in, struct outbuf *out)
+static void show(struct inject *in, struct ts_outbuf *out)
 {
-	outbuf_printf(out, "seed %llu\n", (unsigned long long)in->seed);
+	ts_outbuf_printf(out, "seed %llu\n", (unsigned long long)in->seed);
 	for (int i = 0; i < OPC_N; i++) {
-		outbuf_printf(out, "latency %s ", opc_names[i]);
+		ts_outbuf_printf(out, "latency %s ", opc_names[i]);
 		print_dist(out, &in->op[i].lat);
-		outbuf_printf(out, "\n");
+		ts_outbuf_printf(out, "\n");
 	}
 	if (in->bw)
-		outbuf_printf(out, "bandwidth %llu\n", (unsigned long long)in->bw);
+		ts_outbuf_printf(out, "bandwidth %llu\n", (unsigned long long)in->bw);
 	else
-		outbuf_printf(out, "bandwidth off\n");
+		ts_outbuf_printf(out, "bandwidth off\n");
 	for (int i = 0; i < OPC_N; i++) {
-		outbuf_printf(out, "error rate %s %u errno=%s\n", opc_names[i],
+		ts_outbuf_printf(out, "error rate %s %u errno=%s\n", opc_names[i],
 			      in->op[i].ppm, nbd_errno_name(in->op[i].ppm_err));
-		outbuf_printf(out, "error every %s %llu errno=%s\n", opc_names[i],
+		ts_outbuf_printf(out, "error every %s %llu errno=%s\n", opc_names[i],
 			      (unsigned long long)in->op[i].every,
 			      nbd_errno_name((uint32_t)in->op[i].every_err));
 	}
 	for (unsigned i = 0; i < in->nrules; i++) {
-		outbuf_printf(out, "# rule ");
+		ts_outbuf_printf(out, "# rule ");
 		print_rule(out, &in->rules[i]);
 	}
 	if (in->disc_after >= 0)
-		outbuf_printf(out, "disconnect after %lld\n", (long long)in->disc_after);
+		ts_outbuf_printf(out, "disconnect after %lld\n", (long long)in->disc_after);
 	else
-		outbuf_printf(out, "disconnect after off\n");
-	outbuf_printf(out, "verbose %s\n", atomic_load(&in->verbose) ? "on" : "off");
+		ts_outbuf_printf(out, "disconnect after off\n");
+	ts_outbuf_printf(out, "verbose %s\n", atomic_load(&in->verbose) ? "on" : "off");
 }
 
-static int command_locked(struct inject *in, int argc, char **argv, struct outbuf *out)
+static int command_locked(struct inject *in, int argc, char **argv, struct ts_outbuf *out)
 {
 	const char *c = argv[0];
 	uint64_t n;
@@ -541,14 +541,14 @@ static int command_locked(struct inject *in, int argc, char **argv, struct outbu
 			return fail(out, "usage: bandwidth BYTES_PER_SEC|off", NULL);
 		if (!strcmp(argv[1], "off"))
 			n = 0;
-		else if (parse_size(argv[1], &n))
+		else if (ts_parse_size(argv[1], NBD_SIZE_FLAGS, &n))
 			return fail(out, "bad bandwidth '%s'", argv[1]);
 		in->bw = n;
 		in->bw_free_ns = 0;
 		return 0;
 	}
 	if (!strcmp(c, "seed")) {
-		if (argc != 2 || parse_u64(argv[1], &n))
+		if (argc != 2 || ts_parse_uint(argv[1], 0, UINT64_MAX, &n))
 			return fail(out, "usage: seed N", NULL);
 		in->seed = n;
 		reseed(in);
@@ -561,7 +561,7 @@ static int command_locked(struct inject *in, int argc, char **argv, struct outbu
 			return fail(out, "usage: disconnect after N|off", NULL);
 		if (!strcmp(argv[2], "off"))
 			in->disc_after = -1;
-		else if (parse_u64(argv[2], &n) || n > INT64_MAX)
+		else if (ts_parse_uint(argv[2], 0, UINT64_MAX, &n) || n > INT64_MAX)
 			return fail(out, "bad request count '%s'", argv[2]);
 		else
 			in->disc_after = (int64_t)n;
@@ -590,7 +590,7 @@ static int command_locked(struct inject *in, int argc, char **argv, struct outbu
 	return 1;
 }
 
-int inject_command(struct inject *in, int argc, char **argv, struct outbuf *out)
+int inject_command(struct inject *in, int argc, char **argv, struct ts_outbuf *out)
 {
 	int r;
 

@@ -36,7 +36,7 @@ struct op_knobs {
 	struct dist lat;
 	uint32_t ppm, ppm_err;
 	uint64_t every, every_err, seen;
-	struct prng lat_rng, err_rng;
+	struct ts_rng lat_rng, err_rng;
 };
 
 struct op_stats {
@@ -82,7 +82,7 @@ void inject_account(struct inject *in, enum opc op, uint64_t bytes,
 /* Run one control command (already split into words).
  * Returns 0 on success, -1 on error (one line "error: ..." in out),
  * 1 if the command is not an injection command. */
-int inject_command(struct inject *in, int argc, char **argv, struct outbuf *out);
+int inject_command(struct inject *in, int argc, char **argv, struct ts_outbuf *out);
 
 const char *opc_name(enum opc op);
 

@@ -64,7 +64,7 @@ struct server {
 	unsigned nlisten;
 	int ctl_fd;
 	unsigned next_id;
-	struct outbuf out;
+	struct ts_outbuf out;
 	struct safety {
 		bool mlocked, io_flusher, oom_protected;
 	} safety;
@@ -204,7 +204,7 @@ static void parse_args(int argc, char **argv, struct options *o)
 	while ((ch = getopt_long(argc, argv, ":s:f:rn:b:p:u:c:vhV", lo, NULL)) != -1) {
 		switch (ch) {
 		case 's':
-			if (parse_size(optarg, &o->size) || !o->size)
+			if (ts_parse_size(optarg, NBD_SIZE_FLAGS, &o->size) || !o->size)
 				die_usage("bad size '%s'", optarg);
 			break;
 		case 'f': o->file = optarg; break;
@@ -222,21 +222,21 @@ static void parse_args(int argc, char **argv, struct options *o)
 		case 'c': o->ctl_path = optarg; break;
 		case O_PIDFILE: o->pidfile = optarg; break;
 		case O_MAXCONNS:
-			if (parse_u64(optarg, &o->max_conns) || !o->max_conns || o->max_conns > 1024)
+			if (ts_parse_uint(optarg, 0, UINT64_MAX, &o->max_conns) || !o->max_conns || o->max_conns > 1024)
 				die_usage("bad --max-conns '%s' (1..1024)", optarg);
 			break;
 		case O_MAXREQ:
-			if (parse_size(optarg, &o->max_request) || o->max_request < 4096 ||
+			if (ts_parse_size(optarg, NBD_SIZE_FLAGS, &o->max_request) || o->max_request < 4096 ||
 			    o->max_request > (1u << 30))
 				die_usage("bad --max-request '%s' (4K..1G)", optarg);
 			break;
 		case O_BUF:
-			if (parse_size(optarg, &o->bufsize) || o->bufsize < 4096 ||
+			if (ts_parse_size(optarg, NBD_SIZE_FLAGS, &o->bufsize) || o->bufsize < 4096 ||
 			    o->bufsize > (256u << 20))
 				die_usage("bad --buffer '%s' (4K..256M)", optarg);
 			break;
 		case O_QD:
-			if (parse_u64(optarg, &o->queue_depth) || !o->queue_depth ||
+			if (ts_parse_uint(optarg, 0, UINT64_MAX, &o->queue_depth) || !o->queue_depth ||
 			    o->queue_depth > 65536)
 				die_usage("bad --queue-depth '%s' (1..65536)", optarg);
 			break;
@@ -279,7 +279,7 @@ static ssize_t sock_recv(void *ctx, void *buf, size_t len, bool all)
 	 * circular dependency report in the guest). */
 	if (s->hs_deadline) {
 		struct pollfd p = { .fd = s->fd, .events = POLLIN };
-		uint64_t now = now_ns();
+		uint64_t now = ts_now_ns();
 		int r;
 
 		if (now >= s->hs_deadline) {
@@ -450,7 +450,7 @@ static void accept_conn(struct server *srv, int lfd, bool is_unix)
 	}
 	if (!is_unix)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	s->hs_deadline = now_ns() + HANDSHAKE_TIMEOUT_S * UINT64_C(1000000000);
+	s->hs_deadline = ts_now_ns() + HANDSHAKE_TIMEOUT_S * UINT64_C(1000000000);
 	io.ctx = s;
 	conn_reset(&s->c, &io, srv->next_id++, peer, false);
 	atomic_fetch_add(&srv->in.conns_opened, 1);
@@ -540,16 +540,16 @@ static const char ctl_help[] =
 	"error rate OPS PPM [errno=E] | error every OPS N [errno=E] | error clear\n"
 	"disconnect after N|off | disconnect now [ID|all]\n";
 
-static int server_command(struct server *srv, int argc, char **argv, struct outbuf *out)
+static int server_command(struct server *srv, int argc, char **argv, struct ts_outbuf *out)
 {
 	int r;
 
 	if (argc == 0) {
-		outbuf_printf(out, "error: empty command\n");
+		ts_outbuf_printf(out, "error: empty command\n");
 		return -1;
 	}
 	if (!strcmp(argv[0], "ping") && argc == 1) {
-		outbuf_printf(out, "pong\n");
+		ts_outbuf_printf(out, "pong\n");
 		return 0;
 	}
 	if (!strcmp(argv[0], "status") && argc == 1) {
@@ -559,11 +559,11 @@ static int server_command(struct server *srv, int argc, char **argv, struct outb
 		for (unsigned i = 0; i < srv->nslots; i++)
 			active += srv->slots[i].state == SLOT_ACTIVE;
 		pthread_mutex_unlock(&srv->lock);
-		outbuf_printf(out, "export=%s size=%llu backing=%s read_only=%s conns_active=%u max_conns=%u max_request=%u\n",
+		ts_outbuf_printf(out, "export=%s size=%llu backing=%s read_only=%s conns_active=%u max_conns=%u max_request=%u\n",
 			      srv->cfg.export_name, (unsigned long long)srv->be.size,
 			      srv->be.ram ? "ram" : "file", srv->be.read_only ? "yes" : "no",
 			      active, srv->nslots, srv->cfg.max_request);
-		outbuf_printf(out, "mlocked=%s io_flusher=%s oom_protected=%s swap_safe=%s\n",
+		ts_outbuf_printf(out, "mlocked=%s io_flusher=%s oom_protected=%s swap_safe=%s\n",
 			      srv->safety.mlocked ? "yes" : "no",
 			      srv->safety.io_flusher ? "yes" : "no",
 			      srv->safety.oom_protected ? "yes" : "no",
@@ -571,7 +571,7 @@ static int server_command(struct server *srv, int argc, char **argv, struct outb
 		return 0;
 	}
 	if (!strcmp(argv[0], "help")) {
-		outbuf_printf(out, "%s", ctl_help);
+		ts_outbuf_printf(out, "%s", ctl_help);
 		return 0;
 	}
 	if (!strcmp(argv[0], "conns") && argc == 1) {
@@ -580,7 +580,7 @@ static int server_command(struct server *srv, int argc, char **argv, struct outb
 			struct slot *s = &srv->slots[i];
 
 			if (s->state == SLOT_ACTIVE)
-				outbuf_printf(out, "id=%u peer=%s\n", s->c.id, s->c.peer);
+				ts_outbuf_printf(out, "id=%u peer=%s\n", s->c.id, s->c.peer);
 		}
 		pthread_mutex_unlock(&srv->lock);
 		return 0;
@@ -590,8 +590,8 @@ static int server_command(struct server *srv, int argc, char **argv, struct outb
 		bool all = argc == 2 || !strcmp(argv[2], "all");
 		unsigned n = 0;
 
-		if (argc > 3 || (!all && parse_u64(argv[2], &id))) {
-			outbuf_printf(out, "error: usage: disconnect now [ID|all]\n");
+		if (argc > 3 || (!all && ts_parse_uint(argv[2], 0, UINT64_MAX, &id))) {
+			ts_outbuf_printf(out, "error: usage: disconnect now [ID|all]\n");
 			return -1;
 		}
 		pthread_mutex_lock(&srv->lock);
@@ -609,15 +609,15 @@ static int server_command(struct server *srv, int argc, char **argv, struct outb
 		}
 		pthread_mutex_unlock(&srv->lock);
 		if (!all && !n) {
-			outbuf_printf(out, "error: no connection with id %s\n", argv[2]);
+			ts_outbuf_printf(out, "error: no connection with id %s\n", argv[2]);
 			return -1;
 		}
-		outbuf_printf(out, "disconnected=%u\n", n);
+		ts_outbuf_printf(out, "disconnected=%u\n", n);
 		return 0;
 	}
 	r = inject_command(&srv->in, argc, argv, out);
 	if (r == 1) {
-		outbuf_printf(out, "error: unknown command '%s' (try help)\n", argv[0]);
+		ts_outbuf_printf(out, "error: unknown command '%s' (try help)\n", argv[0]);
 		return -1;
 	}
 	return r;
@@ -645,10 +645,10 @@ static void handle_ctl(struct server *srv)
 	}
 	line[len] = '\0';
 	line[strcspn(line, "\n")] = '\0';
-	outbuf_reset(&srv->out);
+	ts_outbuf_reset(&srv->out);
 	argc = split_words(line, words, 32);
 	if (argc < 0) {
-		outbuf_printf(&srv->out, "error: too many words\n");
+		ts_outbuf_printf(&srv->out, "error: too many words\n");
 		r = -1;
 	} else {
 		if (argc > 0 && strcmp(words[0], "stats") && strcmp(words[0], "ping") &&
@@ -667,10 +667,10 @@ static void handle_ctl(struct server *srv)
 	if (srv->out.truncated) {
 		srv->out.truncated = false;
 		srv->out.len = srv->out.cap - 64;
-		outbuf_printf(&srv->out, "\n# output truncated\n");
+		ts_outbuf_printf(&srv->out, "\n# output truncated\n");
 	}
 	if (r == 0)
-		outbuf_printf(&srv->out, "ok\n");
+		ts_outbuf_printf(&srv->out, "ok\n");
 	for (size_t off = 0; off < srv->out.len;) {
 		ssize_t n = send(fd, srv->out.p + off, srv->out.len - off, MSG_NOSIGNAL);
 
@@ -748,7 +748,7 @@ int main(int argc, char **argv)
 	bool stop = false;
 
 	parse_args(argc, argv, &o);
-	if (inject_init(&srv.in, 0) || outbuf_init(&srv.out, 256 * 1024)) {
+	if (inject_init(&srv.in, 0) || ts_outbuf_init(&srv.out, 256 * 1024)) {
 		fprintf(stderr, "tiernbd: out of memory\n");
 		return 1;
 	}
@@ -756,7 +756,7 @@ int main(int argc, char **argv)
 		char *w[32];
 		int n = split_words(o.knobs[i], w, 32);
 
-		outbuf_reset(&srv.out);
+		ts_outbuf_reset(&srv.out);
 		if (n < 0 || inject_command(&srv.in, n, w, &srv.out)) {
 			char *nl = strchr(srv.out.p, '\n');
 
@@ -889,7 +889,7 @@ int main(int argc, char **argv)
 	if (o.pidfile)
 		unlink(o.pidfile);
 	backend_close(&srv.be);
-	outbuf_free(&srv.out);
+	ts_outbuf_free(&srv.out);
 	inject_destroy(&srv.in);
 	log_line("exit");
 	return 0;

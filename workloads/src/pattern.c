@@ -1,14 +1,5 @@
 #include "pattern.h"
 
-uint64_t ts_mix64(uint64_t x)
-{
-	/* splitmix64 finaliser */
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 static uint64_t pattern_base(uint64_t seed, uint64_t page_index, uint32_t gen)
 {
 	return ts_mix64(ts_mix64(seed ^ 0x5157a9e5ull) ^ ts_mix64(page_index) ^

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts/rng.h" /* ts_mix64 */
+
 #define TS_PAT_WORDS 512u
 #define TS_PAT_MAGIC 0x7453000000000000ull /* "tS" */
 #define TS_PAT_INDEX_MASK 0x000000ffffffffffull
@@ -30,8 +32,6 @@ struct ts_mismatch {
 	int found_has_magic;    /* word 0 carries the magic: a whole pattern page */
 	int found_zero;         /* the whole page reads as zero */
 };
-
-uint64_t ts_mix64(uint64_t x);
 
 /* Fill one page (TS_PAT_WORDS words) with the pattern. */
 void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen);

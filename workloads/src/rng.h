@@ -1,19 +1,20 @@
-/* Seeded PRNG (xoshiro256**) and a Zipf-like sampler. */
+/* The workloads' seeding of the shared generator and a Zipf-like sampler. */
 #ifndef TIERSWAP_RNG_H
 #define TIERSWAP_RNG_H
 
 #include <stdint.h>
 
-struct ts_rng {
-	uint64_t s[4];
-};
+#include "ts/rng.h"
 
-void ts_rng_seed(struct ts_rng *r, uint64_t seed);
-uint64_t ts_rng_next(struct ts_rng *r);
-/* Uniform in [0, n); n > 0. */
-uint64_t ts_rng_below(struct ts_rng *r, uint64_t n);
-/* Uniform double in [0, 1). */
-double ts_rng_double(struct ts_rng *r);
+/*
+ * The workloads' seeding: one splitmix64 step later than ts_rng_seed (their
+ * own copy added the increment twice). Kept so that --seed N gives the same
+ * pages and access order as before the shared library.
+ */
+static inline void wl_rng_seed(struct ts_rng *r, uint64_t seed)
+{
+	ts_rng_seed(r, seed + TS_SPLITMIX_GAMMA);
+}
 
 /*
  * Zipf-like sampler over ranks [0, n): inverse CDF of the continuous

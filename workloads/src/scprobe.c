@@ -31,7 +31,7 @@
  * key=value lines; exit 0 clean, 1 corrupt pages, 2 usage, 3 setup failure.
  */
 #define _GNU_SOURCE
-#include "out.h"
+#include "ts/out.h"
 #include "pattern.h"
 #include "sc.h"
 #include "sysstat.h"
@@ -573,7 +573,7 @@ static int parse(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 's':
-			if (ts_parse_size(optarg, &C.size) || !C.size || C.size % (2u << 20)) {
+			if (ts_parse_size(optarg, WL_SIZE_FLAGS, &C.size) || !C.size || C.size % (2u << 20)) {
 				fprintf(stderr, "scprobe: --size must be a multiple of 2M\n");
 				return -1;
 			}

@@ -154,7 +154,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 		switch (o) {
 		case 0: CHOICE(c->mode, enum ss_mode, "stress", "swapin-timer"); break;
 		case 1:
-			if (ts_parse_size(val, &c->size) || c->size == 0)
+			if (ts_parse_size(val, WL_SIZE_FLAGS, &c->size) || c->size == 0)
 				goto bad_value;
 			break;
 		case 2: CHOICE(c->mem, enum ss_mem, "anon", "shmem", "shared"); break;
@@ -187,7 +187,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			break;
 		case 11: CHOICE(c->pageout, enum ss_pageout, "none", "madvise", "memcg"); break;
 		case 12:
-			if (ts_parse_size(val, &c->memcg_max) || c->memcg_max < TS_PAGE_SIZE)
+			if (ts_parse_size(val, WL_SIZE_FLAGS, &c->memcg_max) || c->memcg_max < TS_PAGE_SIZE)
 				goto bad_value;
 			memcg_max_set = memcg_opt_set = true;
 			break;
@@ -195,7 +195,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			if (strcmp(val, "max") == 0) {
 				c->memcg_swap_max = -1;
 			} else {
-				if (ts_parse_size(val, &u) || u > (uint64_t)INT64_MAX)
+				if (ts_parse_size(val, WL_SIZE_FLAGS, &u) || u > (uint64_t)INT64_MAX)
 					goto bad_value;
 				c->memcg_swap_max = (int64_t)u;
 			}

@@ -29,7 +29,7 @@
  * Results are key=value lines; exit 0 clean, 1 corrupt, 2 usage, 3 setup.
  */
 #define _GNU_SOURCE
-#include "out.h"
+#include "ts/out.h"
 #include "pattern.h"
 #include "sc.h"
 #include "util.h"
@@ -338,7 +338,7 @@ static int parse(int argc, char **argv)
 			else { fprintf(stderr, "swaprace: --mode fork|threads|shmem|shared\n"); return -1; }
 			break;
 		case 's':
-			if (ts_parse_size(optarg, &C.size) || !C.size || C.size % (2u << 20)) {
+			if (ts_parse_size(optarg, WL_SIZE_FLAGS, &C.size) || !C.size || C.size % (2u << 20)) {
 				fprintf(stderr, "swaprace: --size must be a multiple of 2M\n");
 				return -1;
 			}

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "folios.h"
 #include "hist.h"
-#include "out.h"
+#include "ts/out.h"
 #include "pattern.h"
 #include "rng.h"
 #include "ss_args.h"
@@ -398,7 +398,7 @@ static void *access_thread(void *arg)
 	for (unsigned pass = 0; pass < c->passes; pass++) {
 		struct ts_rng rng;
 
-		ts_rng_seed(&rng, c->seed ^ ((uint64_t)p->id << 40) ^ ((uint64_t)t->tid << 24) ^
+		wl_rng_seed(&rng, c->seed ^ ((uint64_t)p->id << 40) ^ ((uint64_t)t->tid << 24) ^
 					  ((uint64_t)pass << 1) ^ 0xacce55ull);
 		for (uint64_t k = 0; k < n; k++) {
 			uint64_t idx;

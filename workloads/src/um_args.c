@@ -102,7 +102,7 @@ int um_parse_args(int argc, char **argv, struct um_config *c, char *err, size_t 
 		case 'f': c->file = optarg; c->file_set = true; break;
 		case 'F': c->prefault = true; break;
 		case 'j':
-			if (ts_parse_size(optarg, &c->step) || c->step == 0)
+			if (ts_parse_size(optarg, WL_SIZE_FLAGS, &c->step) || c->step == 0)
 				goto bad;
 			break;
 		case 'r':
@@ -157,7 +157,7 @@ bad:
 		snprintf(err, errlen, optind >= argc ? "missing size" : "exactly one size argument expected");
 		return -1;
 	}
-	if (ts_parse_size(argv[optind], &c->bytes)) {
+	if (ts_parse_size(argv[optind], WL_SIZE_FLAGS, &c->bytes)) {
 		snprintf(err, errlen, "bad size '%s'", argv[optind]);
 		return -1;
 	}

@@ -4,7 +4,7 @@
  * Per-task lines keep upstream's format; a key=value summary follows.
  */
 #define _GNU_SOURCE
-#include "out.h"
+#include "ts/out.h"
 #include "rng.h"
 #include "sysstat.h"
 #include "um_args.h"
@@ -170,7 +170,7 @@ static void *do_units(void *arg)
 	bool written_seq = !c->readonly && !c->random;
 	char line[96];
 
-	ts_rng_seed(&rng, c->seed ^ ((uint64_t)w->idx << 32));
+	wl_rng_seed(&rng, c->seed ^ ((uint64_t)w->idx << 32));
 	if (!c->sync_rw && barrier_ready(x->start_ready, x->start_wake))
 		goto fail_barrier;
 	p = allocate(x, r);

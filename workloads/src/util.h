@@ -1,4 +1,5 @@
-/* Small helpers shared by the tierswap workloads. */
+/* Helpers of the workloads; the generic ones (parsers, clock, generator,
+ * result lines) are the shared library's, common/include/ts/. */
 #ifndef TIERSWAP_UTIL_H
 #define TIERSWAP_UTIL_H
 
@@ -6,8 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts/parse.h"
+#include "ts/time.h"
+
 #define TS_PAGE_SIZE 4096u
 #define TS_PAGE_SHIFT 12
+
+/* The workloads' sizes also take a bare b/B ("512b"). */
+#define WL_SIZE_FLAGS TS_SIZE_BYTES
 
 /* Exit codes shared by every program. */
 enum {
@@ -16,22 +23,6 @@ enum {
 	TS_EXIT_USAGE = 2, /* bad command line */
 	TS_EXIT_ENV = 3,   /* environment/setup failure (memcg, mmap, child died) */
 };
-
-/*
- * Parse a size: decimal digits with an optional binary suffix k/K, m/M,
- * g/G, t/T (optionally followed by "B" or "iB"). Returns 0 on success,
- * -1 on syntax error or overflow.
- */
-int ts_parse_size(const char *s, uint64_t *out);
-
-/* Parse an unsigned decimal integer in [min, max]; 0 on success. */
-int ts_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-
-/* Parse a non-negative double; 0 on success. */
-int ts_parse_double(const char *s, double *out);
-
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t ts_now_ns(void);
 
 /* Read a whole small file into buf (NUL terminated). Returns bytes or -errno. */
 long ts_read_file(const char *path, char *buf, size_t len);

@@ -7,7 +7,7 @@
 #include "sc.h"
 #include "ss_args.h"
 #include "sysstat.h"
-#include "tap.h"
+#include "ts/tap.h"
 #include "um_args.h"
 #include "util.h"
 
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void test_sizes(struct tap *t)
+static void test_sizes(struct ts_tap *t)
 {
 	static const struct { const char *s; uint64_t v; } good[] = {
 		{ "4096", 4096 }, { "4k", 4096 }, { "4K", 4096 }, { "64M", 64ull << 20 },
@@ -32,28 +32,28 @@ static void test_sizes(struct tap *t)
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		uint64_t v = 0;
-		if (ts_parse_size(good[i].s, &v) || v != good[i].v) {
+		if (ts_parse_size(good[i].s, WL_SIZE_FLAGS, &v) || v != good[i].v) {
 			printf("# size '%s' -> %" PRIu64 "\n", good[i].s, v);
 			allok = 0;
 		}
 	}
-	TAP_OK(t, allok, "ts_parse_size accepts k/M/G/T sizes");
+	TS_TAP_OK(t, allok, "ts_parse_size accepts k/M/G/T sizes");
 	allok = 1;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint64_t v;
-		if (ts_parse_size(bad[i], &v) == 0) {
+		if (ts_parse_size(bad[i], WL_SIZE_FLAGS, &v) == 0) {
 			printf("# size '%s' accepted\n", bad[i]);
 			allok = 0;
 		}
 	}
-	TAP_OK(t, allok, "ts_parse_size rejects malformed and overflowing sizes");
+	TS_TAP_OK(t, allok, "ts_parse_size rejects malformed and overflowing sizes");
 	uint64_t u;
-	TAP_OK(t, ts_parse_uint("12", 1, 20, &u) == 0 && u == 12 && ts_parse_uint("0", 1, 20, &u) &&
+	TS_TAP_OK(t, ts_parse_uint("12", 1, 20, &u) == 0 && u == 12 && ts_parse_uint("0", 1, 20, &u) &&
 		  ts_parse_uint("21", 1, 20, &u) && ts_parse_uint("1x", 0, 20, &u),
 	       "ts_parse_uint range and syntax");
 }
 
-static void test_pattern(struct tap *t)
+static void test_pattern(struct ts_tap *t)
 {
 	uint64_t *page = aligned_alloc(4096, 4096), *other = aligned_alloc(4096, 4096);
 	struct ts_mismatch m;
@@ -69,7 +69,7 @@ static void test_pattern(struct tap *t)
 					if (page[w] != ts_pattern_word(seed, pg, gen, w))
 						allok = 0;
 			}
-	TAP_OK(t, allok, "pattern fill then verify round-trips; ts_pattern_word agrees");
+	TS_TAP_OK(t, allok, "pattern fill then verify round-trips; ts_pattern_word agrees");
 
 	/* every single-bit flip anywhere is caught at the right offset */
 	allok = 1;
@@ -87,36 +87,36 @@ static void test_pattern(struct tap *t)
 			((unsigned char *)page)[byte] ^= (unsigned char)(1u << bit);
 		}
 	}
-	TAP_OK(t, allok, "a single flipped bit is reported with its offset, expected and found word");
+	TS_TAP_OK(t, allok, "a single flipped bit is reported with its offset, expected and found word");
 
 	ts_pattern_fill(page, 42, 1234, 7);
 	((unsigned char *)page)[4095] ^= 0x80;
-	TAP_OK(t, ts_pattern_verify(page, 42, 1234, 7, &m) && m.offset == 4088,
+	TS_TAP_OK(t, ts_pattern_verify(page, 42, 1234, 7, &m) && m.offset == 4088,
 	       "corruption in the last byte of the page is caught");
 
 	ts_pattern_fill(other, 42, 1233, 7);
 	memset(&m, 0, sizeof(m));
-	TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.offset == 0 && m.found_has_magic &&
+	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.offset == 0 && m.found_has_magic &&
 		  m.found_page == 1233 && m.found_gen == 7,
 	       "a neighbour's page in this slot is caught and named (found_page)");
 
 	ts_pattern_fill(other, 42, 1234, 6);
-	TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.found_gen == 6 && m.found_page == 1234 &&
+	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.found_gen == 6 && m.found_page == 1234 &&
 		  m.offset == 8,
 	       "a stale generation of the same page is caught (found_gen)");
 
 	memset(other, 0, 4096);
-	TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.found_zero && !m.found_has_magic,
+	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.found_zero && !m.found_has_magic,
 	       "a zero-filled page is caught (found_zero)");
 
 	ts_pattern_fill(other, 43, 1234, 7);
-	TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m), "data written with another seed is caught");
+	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m), "data written with another seed is caught");
 
 	/* a page shifted by one word (misaligned copy) */
 	ts_pattern_fill(page, 42, 1234, 7);
 	memmove(other, (char *)page + 8, 4096 - 8);
 	other[511] = page[511];
-	TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.offset == 0,
+	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m) && m.offset == 0,
 	       "a page shifted by 8 bytes is caught");
 
 	/* patterns of neighbouring pages differ in every pattern word */
@@ -125,12 +125,12 @@ static void test_pattern(struct tap *t)
 	int same = 0;
 	for (size_t w = 0; w < TS_PAT_WORDS; w++)
 		same += page[w] == other[w];
-	TAP_OK(t, same <= 1, "adjacent pages share at most the seed word (%d shared)", same);
+	TS_TAP_OK(t, same <= 1, "adjacent pages share at most the seed word (%d shared)", same);
 	free(page);
 	free(other);
 }
 
-static void test_hist(struct tap *t)
+static void test_hist(struct ts_tap *t)
 {
 	struct ts_hist h, h2;
 	int allok = 1;
@@ -139,7 +139,7 @@ static void test_hist(struct tap *t)
 	for (uint64_t v = 1; v <= 100000; v++)
 		ts_hist_add(&h, v);
 	uint64_t p50 = ts_hist_quantile(&h, 0.5), p99 = ts_hist_quantile(&h, 0.99);
-	TAP_OK(t, p50 >= 50000 && p50 <= 50000 * 1.04 && p99 >= 99000 && p99 <= 99000 * 1.04 &&
+	TS_TAP_OK(t, p50 >= 50000 && p50 <= 50000 * 1.04 && p99 >= 99000 && p99 <= 99000 * 1.04 &&
 		  ts_hist_quantile(&h, 1.0) == 100000 && h.min_ns == 1,
 	       "histogram percentiles within 4%% (p50=%" PRIu64 " p99=%" PRIu64 ")", p50, p99);
 
@@ -148,22 +148,22 @@ static void test_hist(struct tap *t)
 		if (ts_hist_bucket_upper(b) < v || (b && ts_hist_bucket_upper(b - 1) >= v))
 			allok = 0;
 	}
-	TAP_OK(t, allok && ts_hist_bucket(UINT64_MAX) < TS_HIST_BUCKETS,
+	TS_TAP_OK(t, allok && ts_hist_bucket(UINT64_MAX) < TS_HIST_BUCKETS,
 	       "histogram buckets are contiguous and cover 64-bit values");
 
 	ts_hist_init(&h2);
 	ts_hist_add(&h2, 7000000);
 	ts_hist_merge(&h, &h2);
-	TAP_OK(t, h.count == 100001 && h.max_ns == 7000000, "histograms merge");
+	TS_TAP_OK(t, h.count == 100001 && h.max_ns == 7000000, "histograms merge");
 }
 
-static void test_rng(struct tap *t)
+static void test_rng(struct ts_tap *t)
 {
 	struct ts_rng a, b;
 	int same = 1, inrange = 1;
 
-	ts_rng_seed(&a, 99);
-	ts_rng_seed(&b, 99);
+	wl_rng_seed(&a, 99);
+	wl_rng_seed(&b, 99);
 	for (int i = 0; i < 1000; i++) {
 		if (ts_rng_next(&a) != ts_rng_next(&b))
 			same = 0;
@@ -171,13 +171,19 @@ static void test_rng(struct tap *t)
 			inrange = 0;
 		(void)ts_rng_below(&b, 17);
 	}
-	TAP_OK(t, same && inrange, "rng is deterministic per seed and below(n) < n");
+	TS_TAP_OK(t, same && inrange, "rng is deterministic per seed and below(n) < n");
+
+	/* --seed 42 draws what it drew before the shared generator */
+	wl_rng_seed(&a, 42);
+	uint64_t v0 = ts_rng_next(&a), v1 = ts_rng_next(&a);
+	TS_TAP_OK(t, v0 == 0xbe15272cdf80b6c2ull && v1 == 0xaf6e2ee49ff5d0e3ull,
+		  "rng: the workloads' seed 42 keeps its sequence (%#" PRIx64 ")", v0);
 
 	struct ts_zipf z;
 	uint64_t n = 10000, hot = 0, N = 200000;
 	int ok = 1;
 	ts_zipf_init(&z, n, 1.0);
-	ts_rng_seed(&a, 5);
+	wl_rng_seed(&a, 5);
 	for (uint64_t i = 0; i < N; i++) {
 		uint64_t r = ts_zipf_rank(&z, &a);
 		if (r >= n)
@@ -185,14 +191,14 @@ static void test_rng(struct tap *t)
 		hot += r < n / 100;
 	}
 	double frac = (double)hot / (double)N, want = log(101.0) / log(10001.0);
-	TAP_OK(t, ok && fabs(frac - want) < 0.03,
+	TS_TAP_OK(t, ok && fabs(frac - want) < 0.03,
 	       "zipf s=1: hottest 1%% of pages get %.2f of accesses (expected %.2f)", frac, want);
 
 	ts_zipf_init(&z, n, 0.0);
 	hot = 0;
 	for (uint64_t i = 0; i < N; i++)
 		hot += ts_zipf_rank(&z, &a) < n / 100;
-	TAP_OK(t, fabs((double)hot / (double)N - 0.01) < 0.005, "zipf s=0 is uniform");
+	TS_TAP_OK(t, fabs((double)hot / (double)N - 0.01) < 0.005, "zipf s=0 is uniform");
 
 	ts_zipf_init(&z, 1000, 1.2);
 	unsigned char *seen = calloc(1000, 1);
@@ -202,7 +208,7 @@ static void test_rng(struct tap *t)
 		if (pg >= 1000 || seen[pg]++)
 			ok = 0;
 	}
-	TAP_OK(t, ok && ts_zipf_page(&z, 1) != 1, "zipf rank->page map is a scattering bijection");
+	TS_TAP_OK(t, ok && ts_zipf_page(&z, 1) != 1, "zipf rank->page map is a scattering bijection");
 	free(seen);
 }
 
@@ -220,7 +226,7 @@ static int parse_ss(struct ss_config *c, char *err, const char *line)
 	return ss_parse_args(argc, argv, c, err, 256);
 }
 
-static void test_ss_args(struct tap *t)
+static void test_ss_args(struct ts_tap *t)
 {
 	struct ss_config c;
 	char err[256];
@@ -229,7 +235,7 @@ static void test_ss_args(struct tap *t)
 	r = parse_ss(&c, err, "--size 64M --mem shmem --procs 2 --access read --thp always --pattern zipf "
 			      "--passes 3 --pageout memcg --memcg-max 32M --pagemap /tmp/pm "
 			      "--stop-after-pageout --expect-sigbus --seed 7");
-	TAP_OK(t, r == 0 && c.size == 64ull << 20 && c.mem == SS_MEM_SHMEM && c.procs == 2 &&
+	TS_TAP_OK(t, r == 0 && c.size == 64ull << 20 && c.mem == SS_MEM_SHMEM && c.procs == 2 &&
 		  c.access == SS_ACCESS_READ && c.thp == SS_THP_ALWAYS && c.pattern == SS_PAT_ZIPF &&
 		  c.passes == 3 && c.pageout == SS_PAGEOUT_MEMCG && c.memcg_max == 32ull << 20 &&
 		  c.pagemap_file && strcmp(c.pagemap_file, "/tmp/pm") == 0 && c.stop_after_pageout &&
@@ -237,15 +243,15 @@ static void test_ss_args(struct tap *t)
 	       "swapstress: the documented interface parses (%s)", err);
 
 	r = parse_ss(&c, err, "--size=8M --mem=anon --pageout=memcg --thp=never --pattern=random");
-	TAP_OK(t, r == 0 && c.size == 8ull << 20 && c.memcg_max == 4ull << 20 && c.thp == SS_THP_NEVER &&
+	TS_TAP_OK(t, r == 0 && c.size == 8ull << 20 && c.memcg_max == 4ull << 20 && c.thp == SS_THP_NEVER &&
 		  c.pattern == SS_PAT_RANDOM,
 	       "swapstress: --opt=value form; memcg max defaults to size/2");
 
 	r = parse_ss(&c, err, "--mode swapin-timer --mem shmem --size 256M");
-	TAP_OK(t, r == 0 && c.mode == SS_MODE_SWAPIN_TIMER && c.pageout == SS_PAGEOUT_MADVISE,
+	TS_TAP_OK(t, r == 0 && c.mode == SS_MODE_SWAPIN_TIMER && c.pageout == SS_PAGEOUT_MADVISE,
 	       "swapstress: swapin-timer mode");
 
-	TAP_OK(t, parse_ss(&c, err, "--help") == 1 && parse_ss(&c, err, "--size 4M -h") == 1,
+	TS_TAP_OK(t, parse_ss(&c, err, "--help") == 1 && parse_ss(&c, err, "--size 4M -h") == 1,
 	       "swapstress: --help / -h");
 
 	static const struct { const char *args, *msg; } bad[] = {
@@ -278,7 +284,7 @@ static void test_ss_args(struct tap *t)
 			allok = 0;
 		}
 	}
-	TAP_OK(t, allok, "swapstress: bad arguments give a one-line message");
+	TS_TAP_OK(t, allok, "swapstress: bad arguments give a one-line message");
 }
 
 static int parse_um(struct um_config *c, char *err, const char *line)
@@ -295,23 +301,23 @@ static int parse_um(struct um_config *c, char *err, const char *line)
 	return um_parse_args(argc, argv, c, err, 256);
 }
 
-static void test_um_args(struct tap *t)
+static void test_um_args(struct ts_tap *t)
 {
 	struct um_config c;
 	char err[256];
 	int r;
 
 	r = parse_um(&c, err, "--init-time -O -y -x -n 32 1536M");
-	TAP_OK(t, r == 0 && c.init_time && c.anonymous && c.sync_rw && c.sync_free && c.nr_task == 32 &&
+	TS_TAP_OK(t, r == 0 && c.init_time && c.anonymous && c.sync_rw && c.sync_free && c.nr_task == 32 &&
 		  c.bytes == 1536ull << 20,
 	       "usemem: cover-letter command line parses (%s)", err);
 	r = parse_um(&c, err, "-On4 -t2 -r 3 -RZq --seed 9 64m");
-	TAP_OK(t, r == 0 && c.anonymous && c.nr_task == 4 && c.nr_thread == 2 && c.repeat == 3 &&
+	TS_TAP_OK(t, r == 0 && c.anonymous && c.nr_task == 4 && c.nr_thread == 2 && c.repeat == 3 &&
 		  c.random && c.read_again && c.quiet && c.seed == 9 && c.bytes == 64ull << 20,
 	       "usemem: bundled short options (%s)", err);
 	r = parse_um(&c, err, "1G -n 2");
-	TAP_OK(t, r == 0 && c.nr_task == 2 && c.bytes == 1ull << 30, "usemem: options after the size");
-	TAP_OK(t, parse_um(&c, err, "--help") == 1, "usemem: --help");
+	TS_TAP_OK(t, r == 0 && c.nr_task == 2 && c.bytes == 1ull << 30, "usemem: options after the size");
+	TS_TAP_OK(t, parse_um(&c, err, "--help") == 1, "usemem: --help");
 	static const char *const bad[] = {
 		"-n 2", "-n 0 1G", "-P 1G", "-u 1M 1G", "--bogus 1G", "1G 2G", "1Q", "-a -O 1G", "-j 12 1G",
 	};
@@ -323,37 +329,37 @@ static void test_um_args(struct tap *t)
 			allok = 0;
 		}
 	}
-	TAP_OK(t, allok, "usemem: bad arguments give a one-line message");
+	TS_TAP_OK(t, allok, "usemem: bad arguments give a one-line message");
 }
 
-static void test_sysstat(struct tap *t)
+static void test_sysstat(struct ts_tap *t)
 {
 	char line[64];
 	uint64_t e = TS_PM_SWAP | (12345ull << 5) | 3;
 
 	ts_pagemap_format(line, sizeof(line), 7, e);
-	TAP_OK(t, strcmp(line, "7 3 12345\n") == 0, "pagemap swap entry decodes to type and offset");
+	TS_TAP_OK(t, strcmp(line, "7 3 12345\n") == 0, "pagemap swap entry decodes to type and offset");
 	ts_pagemap_format(line, sizeof(line), 8, TS_PM_PRESENT | 999);
-	TAP_OK(t, strcmp(line, "8 - -\n") == 0, "pagemap present page prints '- -'");
+	TS_TAP_OK(t, strcmp(line, "8 - -\n") == 0, "pagemap present page prints '- -'");
 	ts_pagemap_format(line, sizeof(line), 9, 0);
-	TAP_OK(t, strcmp(line, "9 - -\n") == 0, "pagemap empty entry prints '- -'");
+	TS_TAP_OK(t, strcmp(line, "9 - -\n") == 0, "pagemap empty entry prints '- -'");
 	e = TS_PM_SWAP | ((1ull << 50) - 1) << 5 | 31;
-	TAP_OK(t, TS_PM_SWAP_TYPE(e) == 31 && TS_PM_SWAP_OFFSET(e) == (1ull << 50) - 1,
+	TS_TAP_OK(t, TS_PM_SWAP_TYPE(e) == 31 && TS_PM_SWAP_OFFSET(e) == (1ull << 50) - 1,
 	       "pagemap: 5 type bits, 50 offset bits");
 
 	struct ts_vmstat s;
 	memset(&s, 0, sizeof(s));
 	ts_vmstat_parse(&s, "nr_free_pages 5\npswpin_bogus 9\npswpin 11\npswpout 22\nzswpin 0\n");
-	TAP_OK(t, s.have[TS_VM_pswpin] && s.v[TS_VM_pswpin] == 11 && s.v[TS_VM_pswpout] == 22 &&
+	TS_TAP_OK(t, s.have[TS_VM_pswpin] && s.v[TS_VM_pswpin] == 11 && s.v[TS_VM_pswpout] == 22 &&
 		  s.have[TS_VM_zswpin] && !s.have[TS_VM_pgmajfault],
 	       "vmstat parsing picks exact keys");
 	struct ts_vmstat s2 = s;
 	s2.v[TS_VM_pswpin] = 15;
-	TAP_OK(t, ts_vmstat_delta(&s, &s2, TS_VM_pswpin) == 4 && ts_vmstat_delta(&s2, &s, TS_VM_pswpin) == 0,
+	TS_TAP_OK(t, ts_vmstat_delta(&s, &s2, TS_VM_pswpin) == 4 && ts_vmstat_delta(&s2, &s, TS_VM_pswpin) == 0,
 	       "vmstat deltas");
 }
 
-static void test_folios(struct tap *t)
+static void test_folios(struct ts_tap *t)
 {
 	enum { N = 40 };
 	const uint64_t H = 1ULL << 15, T = 1ULL << 16;
@@ -381,26 +387,26 @@ static void test_folios(struct tap *t)
 	for (int i = 26; i < N; i++)
 		fl[i] = T;
 	ts_folio_count(pfn, fl, N, &c);
-	TAP_OK(t, c.pages[0] == 4, "folios: order-0 pages counted (%llu)", (unsigned long long)c.pages[0]);
-	TAP_OK(t, c.pages[4] == 16, "folios: a 16-page folio is order 4");
-	TAP_OK(t, c.not_present == 2, "folios: pages not present counted");
-	TAP_OK(t, c.partial == 3 + 15, "folios: orphan tails and a 15-page run are partial (%llu)",
+	TS_TAP_OK(t, c.pages[0] == 4, "folios: order-0 pages counted (%llu)", (unsigned long long)c.pages[0]);
+	TS_TAP_OK(t, c.pages[4] == 16, "folios: a 16-page folio is order 4");
+	TS_TAP_OK(t, c.not_present == 2, "folios: pages not present counted");
+	TS_TAP_OK(t, c.partial == 3 + 15, "folios: orphan tails and a 15-page run are partial (%llu)",
 	       (unsigned long long)c.partial);
 	/* a tail whose PFN does not follow ends the folio there */
 	pfn[10] = 5;
 	ts_folio_count(pfn, fl, 20, &c);
-	TAP_OK(t, c.pages[4] == 0 && c.pages[2] == 0 && c.partial == 6 + 10,
+	TS_TAP_OK(t, c.pages[4] == 0 && c.pages[2] == 0 && c.partial == 6 + 10,
 	       "folios: a PFN gap splits a run into partial pieces");
 	ts_folio_count(pfn, fl, 4, &c);
 	ts_folio_format(&c, buf, sizeof(buf));
-	TAP_OK(t, strcmp(buf, "0:4") == 0, "folios: format '%s'", buf);
+	TS_TAP_OK(t, strcmp(buf, "0:4") == 0, "folios: format '%s'", buf);
 	ss_config_defaults(&cfg);
-	TAP_OK(t, ss_parse_args(4, argv, &cfg, err, sizeof(err)) == 0 &&
+	TS_TAP_OK(t, ss_parse_args(4, argv, &cfg, err, sizeof(err)) == 0 &&
 		  cfg.mem == SS_MEM_SHARED && cfg.folio_stats,
 	       "ss_args: --mem shared --folio-stats");
 }
 
-static void test_sc_census(struct tap *t)
+static void test_sc_census(struct ts_tap *t)
 {
 	enum { N = 8 };
 	const uint64_t P = TS_PM_PRESENT, S = TS_PM_SWAP;
@@ -412,7 +418,7 @@ static void test_sc_census(struct tap *t)
 	struct sc_census c;
 
 	sc_census_count(pm, fl, N, &c);
-	TAP_OK(t, c.present == 6 && c.large == 4 && c.swapcache == 5 && c.large_swapcache == 4 &&
+	TS_TAP_OK(t, c.present == 6 && c.large == 4 && c.swapcache == 5 && c.large_swapcache == 4 &&
 		  c.swapped == 1,
 	       "sc census: present %llu large %llu swapcache %llu large_swapcache %llu swapped %llu",
 	       (unsigned long long)c.present, (unsigned long long)c.large,
@@ -421,16 +427,16 @@ static void test_sc_census(struct tap *t)
 	/* kpageflags of a page that is not present are ignored */
 	fl[7] = H | SC;
 	sc_census_count(pm, fl, N, &c);
-	TAP_OK(t, c.present == 6 && c.large == 4, "sc census: flags of unmapped pages ignored");
+	TS_TAP_OK(t, c.present == 6 && c.large == 4, "sc census: flags of unmapped pages ignored");
 
 	uint64_t a[5] = { S | (5ull << 5) | 1, S | (6ull << 5) | 1, S | (7ull << 5) | 1, P | 9, S | (8ull << 5) | 2 };
 	uint64_t b[5] = { S | (5ull << 5) | 1, S | (6ull << 5) | 2, P | 9, P | 9, S | (8ull << 5) | 2 };
-	TAP_OK(t, sc_same_swap_entries(a, b, 5) == 2,
+	TS_TAP_OK(t, sc_same_swap_entries(a, b, 5) == 2,
 	       "sc: same swap entries need equal type and offset, present pages never count");
-	TAP_OK(t, sc_same_swap_entries(a, a, 5) == 4, "sc: a pagemap shares every swap entry with itself");
+	TS_TAP_OK(t, sc_same_swap_entries(a, a, 5) == 4, "sc: a pagemap shares every swap entry with itself");
 }
 
-static void test_sc_owner(struct tap *t)
+static void test_sc_owner(struct ts_tap *t)
 {
 	int allok = 1;
 
@@ -444,16 +450,16 @@ static void test_sc_owner(struct tap *t)
 				allok = 0;
 		}
 	}
-	TAP_OK(t, allok, "sc: every page has one writer, written every other round");
+	TS_TAP_OK(t, allok, "sc: every page has one writer, written every other round");
 	uint64_t per[3] = { 0, 0, 0 };
 	for (uint64_t p = 0; p < 3000; p++)
 		if (sc_write_sel(p, 3, 0))
 			per[sc_owner(p, 3)]++;
-	TAP_OK(t, per[0] == 500 && per[1] == 500 && per[2] == 500,
+	TS_TAP_OK(t, per[0] == 500 && per[1] == 500 && per[2] == 500,
 	       "sc: each worker rewrites half of its pages a round (%llu %llu %llu)",
 	       (unsigned long long)per[0], (unsigned long long)per[1], (unsigned long long)per[2]);
 	uint64_t v = 0;
-	TAP_OK(t, sc_vmstat_parse("pswpin 3\nworkingset_refault_anon 17\n", "workingset_refault_anon", &v) == 0 &&
+	TS_TAP_OK(t, sc_vmstat_parse("pswpin 3\nworkingset_refault_anon 17\n", "workingset_refault_anon", &v) == 0 &&
 		  v == 17 && sc_vmstat_parse("pswpin 3\n", "pswp", &v) != 0,
 	       "sc: vmstat key lookup is exact");
 }
@@ -481,7 +487,7 @@ static void *bar_thread(void *p)
 	return NULL;
 }
 
-static void test_sc_barrier(struct tap *t)
+static void test_sc_barrier(struct ts_tap *t)
 {
 	struct sc_barrier b;
 	atomic_int count = 0, errors = 0, abort_flag = 0;
@@ -493,15 +499,17 @@ static void test_sc_barrier(struct tap *t)
 		pthread_create(&th[i], NULL, bar_thread, &a);
 	for (int i = 0; i < 4; i++)
 		pthread_join(th[i], NULL);
-	TAP_OK(t, errors == 0 && count == 4 * 300, "sc barrier: 4 threads, 600 waits, nobody passes early");
+	TS_TAP_OK(t, errors == 0 && count == 4 * 300, "sc barrier: 4 threads, 600 waits, nobody passes early");
 	sc_barrier_init(&b, 2);
 	atomic_store(&abort_flag, 1);
-	TAP_OK(t, sc_barrier_wait(&b, &abort_flag) == -1, "sc barrier: a waiter returns -1 on abort");
+	TS_TAP_OK(t, sc_barrier_wait(&b, &abort_flag) == -1, "sc barrier: a waiter returns -1 on abort");
 }
 
 int main(void)
 {
-	struct tap t = { 0, 0 };
+	struct ts_tap t;
+
+	ts_tap_init(&t, stdout);
 
 	test_sizes(&t);
 	test_pattern(&t);
@@ -514,5 +522,5 @@ int main(void)
 	test_sc_census(&t);
 	test_sc_owner(&t);
 	test_sc_barrier(&t);
-	return t.failed ? 1 : 0;
+	return ts_tap_done(&t);
 }

@@ -1,0 +1,30 @@
+/* Parsers of command-line and control values. Each returns 0 and sets
+ * *out, or returns -1 and leaves *out alone: no message, the caller
+ * words its own. None accepts a sign, leading blanks or trailing junk. */
+#ifndef TS_PARSE_H
+#define TS_PARSE_H
+
+#include <stdint.h>
+
+/* Suffixes a component accepts beyond the binary K M G T (each optionally
+ * followed by i and/or B: 4K 4KiB 4KB). The flags keep each component's
+ * existing spellings; see docs/architecture.md, "Shared userspace code". */
+enum {
+	TS_SIZE_BYTES = 1u << 0,  /* a bare b/B: bytes ("512b") */
+	TS_SIZE_BLOCKS = 1u << 1, /* s: 512-byte sectors, p: 4096-byte pages */
+};
+
+/* Decimal size with an optional suffix; -1 on overflow of 64 bits. */
+int ts_parse_size(const char *s, unsigned flags, uint64_t *out);
+
+/* Unsigned decimal integer in [min, max]. */
+int ts_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Finite non-negative double (strtod syntax, nothing after it). */
+int ts_parse_double(const char *s, double *out);
+
+/* Duration in (fractional) microseconds: a number with no unit or us, ns,
+ * ms, s; at most ten minutes. */
+int ts_parse_duration_us(const char *s, double *out);
+
+#endif
