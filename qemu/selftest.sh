@@ -199,6 +199,12 @@ res "### guest up 17.0" "### begin a timeout=5 up=17.25" "1..1" "ok 1 - x" "### 
 awk -f "$top/qemu/times.awk" "$d/results.log" > "$d/out"
 ok "times: seconds between a test's begin and end markers; '-' when it never ended" \
 	sh -c "printf 'a\t3.5\nb\t-\n' | cmp -s - $d/out"
+res "1..1" "ok 1 - y" "### end b rc=0 up=30.4" "### guest done 31.6"
+ok "times: last=1 gives the boot's guest time (uptime at '### guest done', boot included)" \
+	sh -c "[ \"\$(awk -v last=1 -f $top/qemu/times.awk $d/results.log)\" = 32 ]"
+: > "$d/results.log"; res "### guest up 17.0" "### begin a timeout=5 up=17.25"
+ok "times: last=1 of a boot cut off in a test: the last uptime it reported" \
+	sh -c "[ \"\$(awk -v last=1 -f $top/qemu/times.awk $d/results.log)\" = 17 ]"
 
 # report.sh --tests-only judges a test while the guest still runs
 d=$(mk tonly)
