@@ -1,6 +1,6 @@
 #!/bin/sh
 # timeout: 900
-# suite: quick
+# suite: full
 # The kernel's tools/testing/selftests/mm/uffd-unit-tests. The wp-fork*
 # cases write-protect a page, MADV_PAGEOUT it (private memory) and check the
 # uffd-wp bit survives in the swap pte, across fork and unprotect, then fault
