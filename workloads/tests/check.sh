@@ -10,6 +10,7 @@ SS=$BIN/swapstress
 UM=$BIN/usemem
 SP=$BIN/scprobe
 SR=$BIN/swaprace
+LR=$BIN/large-entry-race
 T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0
@@ -45,7 +46,7 @@ done <"$T/unit"
 [ $urc -eq 0 ] || grep -q "^not ok" "$T/unit" || notok "unit test binary exited $urc"
 
 # ---- swapstress command line
-for p in "$SS" "$UM" "$SP" "$SR"; do
+for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
 	run "$p" --help
 	check "$(basename "$p") --help exits 0 with usage" \
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
@@ -240,6 +241,30 @@ with open(sys.argv[1], "wb") as f:
 	check "ss-locate: a page not there exits 1" sh -c '"$0" "$1" 301; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
 	check "ss-locate: MAXSLOTS bounds the search" sh -c '"$0" "$1" 300 100; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
 fi
+# ---- large-entry-race (no swap here: the race reads resident pages; the
+# program's own logic: B's three operations, the final sweep, the counts)
+for args in "" "--size 3K" "--size 64K --b-op peek" "--size 64K --b-page 16" "--size 64K --b-page 0" \
+	"--size 64K --b-delay-ms x" "--size 64K --bogus" "--size 64K extra"; do
+	# shellcheck disable=SC2086
+	run "$LR" $args
+	check "large-entry-race $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+if [ -r /proc/self/map_files ] && ls /proc/self/map_files/ >/dev/null 2>&1; then
+	for op in fault read; do
+		run "$LR" --size 64K --b-op $op --b-delay-ms 5
+		check "large-entry-race --b-op $op: both threads and every page verify; 16 pages in the file" \
+			sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out" || dump
+	done
+	run "$LR" --size 64K --b-op truncate --b-page 5 --b-delay-ms 5
+	check "large-entry-race --b-op truncate: pages past the new size SIGBUS, 5 left in the file" \
+		sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
+			grep -qx pages_past_eof=11 "$1" && grep -qx file_pages=5 "$1"' $rc "$T/out" || dump
+else
+	ok "large-entry-race end to end # SKIP /proc/self/map_files needs CAP_SYS_ADMIN"
+fi
+
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
 
 echo "1..$n"
