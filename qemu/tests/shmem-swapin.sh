@@ -2,7 +2,7 @@
 # timeout: 2400
 # suite: quick
 # shmem swapin correctness and the fast path. A shmem region of SIZE
-# (default 64M, 16M in the quick suite), filled with swapstress's per-page pattern, is paged out
+# (default 64M, 8M in the quick suite), filled with swapstress's per-page pattern, is paged out
 # to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,
 # MAP_SHARED|MAP_ANONYMOUS, with the per-size shmem mTHP knobs), on
 # synchronous=1 and synchronous=0, plus a 2M memfd read back with pread (the
@@ -16,7 +16,7 @@
 # before the pages are read back from the device.
 . /usr/lib/tierswap/lib.sh
 
-SIZE=${SHMEM_SWAPIN_SIZE:-$(by_suite 16M 64M)}
+SIZE=${SHMEM_SWAPIN_SIZE:-$(by_suite 8M 64M)}
 PAGES=$(( $(echo "$SIZE" | sed 's/M$//') * 256 ))
 
 CG=/sys/fs/cgroup/shmem-swapin

@@ -13,9 +13,10 @@
 # swapstress runs a working set of SIZE (default 12M) in a memcg of LIMIT
 # (default 9M; 8M in 6M was OOM-killed once in eight runs), on tierblk
 # synchronous=1 and synchronous=0, twice:
-#  - seq: PASSES (3) sequential passes, a quarter of the accesses rewrite the
-#    page: a loop larger than memory misses on every page of every pass, so
-#    the refaults must be counted, in /proc/vmstat and in the memcg;
+#  - seq: PASSES (3; 2 in the quick suite) sequential passes, a quarter
+#    of the accesses rewrite the page: a loop larger than memory misses on
+#    every page of every pass, so the refaults must be counted, in
+#    /proc/vmstat and in the memcg;
 #  - random: 4 passes of uniformly random accesses: a page stays resident
 #    long enough to be referenced twice and activated, an evicted page comes
 #    back after some 800 evictions, within the active list: the refaults
@@ -27,7 +28,7 @@
 
 SIZE=${SWAP_WS_SIZE:-12M}
 LIMIT=${SWAP_WS_LIMIT:-9M}
-PASSES=${SWAP_WS_PASSES:-3}
+PASSES=${SWAP_WS_PASSES:-$(by_suite 2 3)}
 PAGES=$(( ${SIZE%M} * 256 ))
 OUT=/tmp/swap-workingset.out
 

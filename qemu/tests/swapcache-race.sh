@@ -17,14 +17,14 @@
 #  - shmem:   a memfd mapped by three processes
 # on tierblk synchronous=1 and synchronous=0. Each case runs for
 # SWAPCACHE_RACE_SECONDS (default 15, 5 in the quick suite) of rounds, at least 2 rounds;
-# SWAPCACHE_RACE_SIZE (default 4M) per region.
+# SWAPCACHE_RACE_SIZE (default 4M, 2M in the quick suite) per region.
 # Checks: zero corrupt pages; the rounds swapped in from the device (pswpin
 # at least one region's worth); the swapins were concurrent: in at least one
 # round two or more workers took major faults; swapoff afterwards succeeds.
 . /usr/lib/tierswap/lib.sh
 
 SECS=${SWAPCACHE_RACE_SECONDS:-$(by_suite 5 15)}
-SIZE=${SWAPCACHE_RACE_SIZE:-4M}
+SIZE=${SWAPCACHE_RACE_SIZE:-$(by_suite 2M 4M)}
 PAGES=$(( ${SIZE%M} * 256 ))
 WORKERS=3
 CGNAME=swapcache-race

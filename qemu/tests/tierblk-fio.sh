@@ -14,7 +14,7 @@ fio_verify() {
 	local out
 	out=$(fio --name="$1" --filename=/dev/tierblk0 --direct=1 \
 		--ioengine="$2" --iodepth="$3" --rw=randwrite --bsrange=4k-1M \
-		--size=$(by_suite 8M 24M) --numjobs=2 --offset_increment=64M --group_reporting \
+		--size=$(by_suite 4M 24M) --numjobs=2 --offset_increment=64M --group_reporting \
 		--verify=crc32c --verify_fatal=1 --verify_backlog=8 --do_verify=1 \
 		--randseed=$$ 2>&1)
 	if [ $? -ne 0 ] || echo "$out" | grep -qi "verify.*fail\|bad magic\|crc32c.*wanted"; then

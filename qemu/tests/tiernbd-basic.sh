@@ -3,7 +3,8 @@
 # suite: quick
 # tiernbd inside the guest: swap-safe start, nbd-client with two
 # connections (on /dev/nbd1), fio verify, injected errors reach the block
-# layer, run-time control.
+# layer, run-time control. The fio verify jobs write 4m each in the quick
+# suite, 8m in the full one.
 . /usr/lib/tierswap/lib.sh
 
 plan 10
@@ -28,11 +29,11 @@ check_eq "nbd-client -C $NBD_CONNS: that many connections" "$NBD_CONNS" "$n"
 
 check "fio verify on $NBD_DEV (randwrite 4k, libaio, direct)" \
 	fio --name=nbdv --filename="$NBD_DEV" --ioengine=libaio --direct=1 --rw=randwrite \
-	--bs=4k --iodepth=16 --size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 \
+	--bs=4k --iodepth=16 --size=$(by_suite 4m 8m) --verify=crc32c --do_verify=1 --verify_fatal=1 \
 	--runtime=120 --output=/tmp/fio-nbd.txt
 check "fio verify on $NBD_DEV (seq 64k, psync)" \
 	fio --name=nbds --filename="$NBD_DEV" --ioengine=psync --direct=1 --rw=write \
-	--bs=64k --size=8m --offset=32m --verify=md5 --do_verify=1 --verify_fatal=1 \
+	--bs=64k --size=$(by_suite 4m 8m) --offset=32m --verify=md5 --do_verify=1 --verify_fatal=1 \
 	--output=/tmp/fio-nbd2.txt
 r=$(nbd_stat read requests) w=$(nbd_stat write requests)
 check "server saw the traffic (reads=$r writes=$w)" [ "${r:-0}" -gt 0 -a "${w:-0}" -gt 0 ]

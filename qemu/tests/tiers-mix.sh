@@ -11,7 +11,9 @@
 # Every page verified by swapstress.
 . /usr/lib/tierswap/lib.sh
 
-FAST_KB=16384
+# quick: half the sizes (a fast tier of 8M, 16M runs); full: 16M and 32M
+FAST_KB=$(by_suite 8192 16384)
+SIZE=$(by_suite 16M 32M)
 CG=tiers-mix
 plan 17
 pc=
@@ -70,7 +72,7 @@ tiers_up tierblk0:24M nbd:5K 2>/tmp/tiers.err || rc=$?
 check "a size not a multiple of 4K: exit 2, nothing set up ($(cat /tmp/tiers.err))" \
 	sh -c "[ $rc = 2 ] && [ \$(tail -n +2 /proc/swaps | wc -l) = 0 ] && ! grep -q '^tierblk ' /proc/modules && [ ! -e $TIERS_LIST ]"
 
-tiers_up tierblk0:16M:prio=20 nbd:64M:prio=10 ||
+tiers_up tierblk0:$((FAST_KB / 1024))M:prio=20 nbd:64M:prio=10 ||
 	bail "tiers_up failed: $(tail -5 "$NBD_LOG" 2>/dev/null)"
 check "both tiers swapped on: tierblk0 priority 20, nbd priority 10" \
 	sh -c "awk '\$1 == \"/dev/tierblk0\" && \$5 == 20 { a = 1 } \$1 == \"$NBD_DEV\" && \$5 == 10 { b = 1 } END { exit !(a && b) }' /proc/swaps"
@@ -85,15 +87,16 @@ check_eq "swap types: tierblk0 $tf, nbd $ts, as the kernel lists them" \
 # its own slot.
 pc=$(cat /proc/sys/vm/page-cluster)
 echo 0 > /proc/sys/vm/page-cluster
-swapstress_bg /tmp/tm-spill.txt --size 32M --memcg-max 8M --pagemap /tmp/tm-pm.txt \
+t0=$(uptime_s)
+swapstress_bg /tmp/tm-spill.txt --size $SIZE --memcg-max 8M --pagemap /tmp/tm-pm.txt \
 	--stop-after-pageout --expect-sigbus --seed 31
-check "swapstress filled 32M in an 8M memcg and stopped" wait_stopped "$ss" 300
+check "swapstress filled $SIZE in an 8M memcg and stopped" wait_stopped "$ss" 300
 # swap cache folios (written, still in memory) would serve the faults
 echo 64M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
 fast=$(tier_used_kb tierblk0)
 slow=$(tier_used_kb nbd)
 check "the fast tier filled first (${fast} of $FAST_KB KiB), the slow one took the rest (${slow} KiB)" \
-	[ "$fast" -ge $((FAST_KB * 9 / 10)) -a "$slow" -gt 4096 ]
+	[ "$fast" -ge $((FAST_KB * 9 / 10)) -a "$slow" -gt $((FAST_KB / 4)) ]
 # the 50th swapped page of each tier
 set -- $(awk -v t="$tf" '$2 == t' /tmp/tm-pm.txt | sed -n '50p')
 pf=${1:-} of=${3:-}
@@ -113,13 +116,15 @@ check_eq "each tier failed one read" "1 1" "$(tier_stat tierblk0 read_errors) $(
 tier_faults_off tierblk0 && tier_faults_off nbd || bail "tier_faults_off failed"
 echo "$pc" > /proc/sys/vm/page-cluster
 pc=
+diag "spill and read faults: $(($(uptime_s) - t0)) s"
 
 # 2. Faults switched on mid-run: 1 ms on every slow-tier read, 20% of
 # fast-tier writes failing. A failed swap write leaves the page dirty in
 # memory; reclaim writes it again later.
+t0=$(uptime_s)
 d0=$(nbd_stat read injected_delays)
-swapstress_bg /tmp/tm-mid.txt --size 32M --memcg-max 8M --passes 1 --pattern random --seed 32
-wait_used tierblk0 4096 || bail "swapstress ended before 4M were on tierblk0"
+swapstress_bg /tmp/tm-mid.txt --size $SIZE --memcg-max 8M --passes 1 --pattern random --seed 32
+wait_used tierblk0 $((FAST_KB / 4)) || bail "swapstress ended before $((FAST_KB / 4)) KiB were on tierblk0"
 tier_latency nbd read 1000 && tier_error_rate tierblk0 write 200000 || bail "fault injection failed"
 finish /tmp/tm-mid.txt
 check_eq "faults on both tiers mid-run: swapstress exit 0, every page verified" 0 "$?"
@@ -128,21 +133,26 @@ d1=$(nbd_stat read injected_delays)
 check "the faults hit: tierblk0 failed $we writes, tiernbd delayed $((d1 - d0)) reads" \
 	[ "$we" -gt 0 -a $((d1 - d0)) -gt 0 ]
 tier_faults_off tierblk0 && tier_faults_off nbd || bail "tier_faults_off failed"
+diag "faults mid-run: $(($(uptime_s) - t0)) s"
 
 # 3. Live drain of the fast tier: swapoff brings its pages into memory
 # (charged to the workload's memcg) and reclaim sends them on to the slow
 # tier.
-swapstress_bg /tmp/tm-drain.txt --size 32M --memcg-max 8M --passes 1 --pattern random --seed 33
-wait_used tierblk0 8192 || bail "swapstress ended before 8M were on tierblk0"
+t0=$(uptime_s)
+swapstress_bg /tmp/tm-drain.txt --size $SIZE --memcg-max 8M --passes 1 --pattern random --seed 33
+wait_used tierblk0 $((FAST_KB / 2)) || bail "swapstress ended before $((FAST_KB / 2)) KiB were on tierblk0"
 fast=$(tier_used_kb tierblk0)
 slow=$(tier_used_kb nbd)
 check "swapoff of tierblk0 (${fast} KiB in use) while the workload runs" \
 	timeout 300 swapoff /dev/tierblk0
+t1=$(uptime_s)
 slow2=$(tier_used_kb nbd)
 alive=no
 running && alive=yes
 finish /tmp/tm-drain.txt
-check_eq "drained mid-run: swapstress exit 0, every page verified" 0 "$?"
+rc=$?
+diag "live drain: swapoff after $((t1 - t0)) s, workload done after $(($(uptime_s) - t0)) s"
+check_eq "drained mid-run: swapstress exit 0, every page verified" 0 "$rc"
 check "the slow tier took the pages: nbd ${slow} -> ${slow2} KiB (+>= half of ${fast}), workload still running then ($alive)" \
 	[ $((slow2 - slow)) -ge $((fast / 2)) -a $alive = yes ]
 
