@@ -4,8 +4,9 @@
 # usemem (vm-scalability compatible) under swap pressure: the cover-letter
 # shape "usemem --init-time -O -y -x -n N SIZE" inside a memcg smaller than
 # the total, on zram swap; upstream-format lines plus the key=value summary.
-# Quick suite: 2 x 12M in a 12M memcg, then 8M (full: 24M, 24M, 16M): the
-# second run swaps little (2/3 of the memcg) but must swap some.
+# Quick suite: 2 x 12M in a 12M memcg, then 8M in 6M (full: 2 x 24M in 24M,
+# then 16M in 12M): the second run's memcg is 3/4 of its size, so its
+# read-again must swap in (in a memcg 1.5 times its size it did not always).
 . /usr/lib/tierswap/lib.sh
 
 OUT=/tmp/usemem.out
@@ -32,9 +33,11 @@ check "two throughput and two free-latency lines in upstream format" sh -c \
 check "memcg pressure swapped out (pswpout > 0)" test "$(kv_get $OUT pswpout)" -gt 0
 diag "$(grep -E '^(throughput_sum_kbps|free_latency_mean_us|free_latency_max_us|pswpin|pswpout)=' $OUT | tr '\n' ' ')"
 
+R_MAX=$(( ${R%M} * 3 / 4 ))M
+echo "$R_MAX" > "$CGROOT/$CG/memory.max" || bail "memory.max $R_MAX"
 (echo 0 > $CGROOT/$CG/cgroup.procs && exec usemem -O -n 1 -t 2 -r 2 -Z $R) >"$OUT" 2>&1
 rc=$?
-check "threads, repeat and read-again verify data through swap (corrupt=0)" \
+check "$R in a $R_MAX memcg, threads, repeat and read-again verify data through swap (corrupt=0)" \
 	sh -c "[ $rc -eq 0 ] && grep -q '^corrupt=0\$' $OUT && grep -q '^usemem_done=2\$' $OUT"
 check "read-again swapped pages back in (pswpin > 0)" test "$(kv_get $OUT pswpin)" -gt 0
 tap_status
