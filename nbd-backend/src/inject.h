@@ -86,4 +86,9 @@ int inject_command(struct inject *in, int argc, char **argv, struct ts_outbuf *o
 
 const char *opc_name(enum opc op);
 
+/* For inject_cmd.c, with in->lock held: restart the generators from
+ * in->seed; recompute in->armed after a knob changed. */
+void inject_reseed_locked(struct inject *in);
+void inject_rearm_locked(struct inject *in);
+
 #endif

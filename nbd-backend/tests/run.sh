@@ -231,7 +231,10 @@ for d in uniform:1000,3000 normal:2000,500 lognormal:2000,500 500us; do
 	else notok "latency $d: delays=$nd mean=${mean}us"; fi
 done
 p50=$(stat_of m read lat_p50_lt_us)
-if [ "$p50" -ge 512 ] && [ "$p50" -le 2048 ]; then ok "histogram p50 bucket for 500us delays: <${p50}us"; else notok "p50 bucket $p50"; fi
+# The bucket holds measured service time: at least the delay; the upper
+# bound is only a sanity bound (a busy host, e.g. a kernel build beside the
+# tests, once put p50 in the <4096us bucket).
+if [ "$p50" -ge 512 ] && [ "$p50" -le 16384 ]; then ok "histogram p50 bucket for 500us delays: <${p50}us"; else notok "p50 bucket $p50 (want 512..16384)"; fi
 ctl m latency all off
 ctl m bandwidth 20M
 el=$(nbdsh -c "

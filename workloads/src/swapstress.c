@@ -959,107 +959,138 @@ static void out_memcg(struct ts_out *o, const struct ts_memcg *cg)
 	}
 }
 
-static int run(const struct ss_config *c)
-{
-	size_t res_len = sizeof(struct proc_result) * c->procs;
-	struct proc_result *res;
-	pid_t *pids;
-	int ready[2], go[2];
-	struct ts_vmstat vm0, vm1, vm2;
+/* The parent's view of one run: the workers, their barriers, the
+ * counters before and after, what went wrong. */
+struct run_state {
+	const struct ss_config *c;
+	struct proc_result *res; /* MAP_SHARED, one per worker */
+	pid_t *pids;             /* < 0: reaped early */
+	int ready[2], go[2];     /* worker -> parent: filled; parent -> workers: go */
+	struct ts_vmstat vm0, vm1, vm2; /* start, after pageout, end */
 	struct ts_memcg cg;
-	bool use_memcg = c->pageout == SS_PAGEOUT_MEMCG;
-	char err[600] = "";
-	unsigned ready_count = 0, failed = 0, killed = 0;
-	uint64_t swapped = 0;
-	int pagemap_failed = 0;
-	int exit_code;
-	uint64_t t_start = ts_now_ns();
+	bool use_memcg;
+	char err[600];
+	unsigned ready_count, failed;
+	uint64_t swapped;
+	bool pagemap_failed;
+	uint64_t t_start;
+};
 
-	memset(&cg, 0, sizeof(cg));
-	res = mmap(NULL, res_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pids = calloc(c->procs, sizeof(*pids));
-	if (res == MAP_FAILED || !pids) {
+/* The workers' results added up. */
+struct run_totals {
+	struct ts_hist h;
+	uint64_t verified, corrupt, sigbus, eio, accesses, writes, bytes;
+	uint64_t fill_ns, pageout_ns, resident;
+	uint64_t a_start, a_end, r_start, r_end;
+	int fc; /* first worker that saw a corrupt page, or -1 */
+};
+
+/* Result area, pipes, the first counters, the memcg the workers inherit. */
+static int run_setup(struct run_state *s)
+{
+	const struct ss_config *c = s->c;
+
+	s->t_start = ts_now_ns();
+	s->use_memcg = c->pageout == SS_PAGEOUT_MEMCG;
+	s->res = mmap(NULL, sizeof(struct proc_result) * c->procs, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	s->pids = calloc(c->procs, sizeof(*s->pids));
+	if (s->res == MAP_FAILED || !s->pids) {
 		printf("error=cannot allocate result area\n");
 		return TS_EXIT_ENV;
 	}
-	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
+	if (pipe2(s->ready, O_CLOEXEC) || pipe2(s->go, O_CLOEXEC)) {
 		printf("error=pipe: %s\n", strerror(errno));
 		return TS_EXIT_ENV;
 	}
-	if (ts_vmstat_read(&vm0))
-		memset(&vm0, 0, sizeof(vm0));
+	if (ts_vmstat_read(&s->vm0))
+		memset(&s->vm0, 0, sizeof(s->vm0));
 
-	if (use_memcg) {
+	if (s->use_memcg) {
 		char name[128];
 		if (c->memcg_name)
 			snprintf(name, sizeof(name), "%s", c->memcg_name);
 		else
 			snprintf(name, sizeof(name), "swapstress-%d", (int)getpid());
-		if (ts_memcg_create(&cg, c->cgroup_root, name, c->memcg_max, c->memcg_swap_max,
-				    err, sizeof(err)) ||
-		    ts_memcg_enter(&cg, err, sizeof(err))) {
+		if (ts_memcg_create(&s->cg, c->cgroup_root, name, c->memcg_max, c->memcg_swap_max,
+				    s->err, sizeof(s->err)) ||
+		    ts_memcg_enter(&s->cg, s->err, sizeof(s->err))) {
 			char e2[200];
-			printf("error=memcg: %s\n", err);
-			ts_memcg_destroy(&cg, e2, sizeof(e2));
+			printf("error=memcg: %s\n", s->err);
+			ts_memcg_destroy(&s->cg, e2, sizeof(e2));
 			return TS_EXIT_ENV;
 		}
 	}
+	return 0;
+}
+
+static void run_spawn(struct run_state *s)
+{
+	const struct ss_config *c = s->c;
 
 	fflush(stdout);
 	fflush(stderr);
 	for (unsigned i = 0; i < c->procs; i++) {
 		pid_t pid = fork();
 		if (pid == 0) {
-			close(ready[0]);
-			close(go[1]);
+			close(s->ready[0]);
+			close(s->go[1]);
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			_exit(worker(c, i, &res[i], ready[1], go[0]));
+			_exit(worker(c, i, &s->res[i], s->ready[1], s->go[0]));
 		}
 		if (pid < 0) {
-			snprintf(err, sizeof(err), "fork: %s", strerror(errno));
-			failed++;
+			snprintf(s->err, sizeof(s->err), "fork: %s", strerror(errno));
+			s->failed++;
 			break;
 		}
-		pids[i] = pid;
+		s->pids[i] = pid;
 	}
-	close(ready[1]);
-	close(go[0]);
+	close(s->ready[1]);
+	close(s->go[0]);
+}
 
-	/* wait for every worker to finish fill + pageout (or die) */
-	{
-		unsigned forked = 0, dead = 0;
-		for (unsigned i = 0; i < c->procs; i++)
-			forked += pids[i] > 0;
-		while (ready_count + dead < forked) {
-			struct pollfd pfd = { .fd = ready[0], .events = POLLIN };
-			int pr = poll(&pfd, 1, 200);
-			if (pr > 0) {
-				char b;
-				ssize_t r = read(ready[0], &b, 1);
-				if (r == 1)
-					ready_count++;
-				else if (r == 0)
-					break; /* all writers gone */
-			} else if (pr == 0) {
-				/* did someone die before reaching the barrier? */
-				dead = 0;
-				for (unsigned i = 0; i < c->procs; i++) {
-					int st;
-					if (pids[i] > 0 && waitpid(pids[i], &st, WNOHANG) == pids[i]) {
-						pids[i] = -pids[i];
-						killed += WIFSIGNALED(st);
-						failed++;
-					}
-					if (pids[i] < 0)
-						dead++;
+/* Wait for every worker to finish fill + pageout (or die). */
+static void run_wait_ready(struct run_state *s)
+{
+	unsigned forked = 0, dead = 0;
+
+	for (unsigned i = 0; i < s->c->procs; i++)
+		forked += s->pids[i] > 0;
+	while (s->ready_count + dead < forked) {
+		struct pollfd pfd = { .fd = s->ready[0], .events = POLLIN };
+		int pr = poll(&pfd, 1, 200);
+		if (pr > 0) {
+			char b;
+			ssize_t r = read(s->ready[0], &b, 1);
+			if (r == 1)
+				s->ready_count++;
+			else if (r == 0)
+				break; /* all writers gone */
+		} else if (pr == 0) {
+			/* did someone die before reaching the barrier? */
+			dead = 0;
+			for (unsigned i = 0; i < s->c->procs; i++) {
+				int st;
+				if (s->pids[i] > 0 && waitpid(s->pids[i], &st, WNOHANG) == s->pids[i]) {
+					s->pids[i] = -s->pids[i];
+					s->failed++;
 				}
+				if (s->pids[i] < 0)
+					dead++;
 			}
 		}
 	}
-	if (ts_vmstat_read(&vm1))
-		vm1 = vm0;
-	if (write_pagemap(c, res, pids, &swapped, err, sizeof(err)))
-		pagemap_failed = 1;
+}
+
+/* Everything is paged out: record it, stop if asked, let the workers go. */
+static void run_release(struct run_state *s)
+{
+	const struct ss_config *c = s->c;
+
+	if (ts_vmstat_read(&s->vm1))
+		s->vm1 = s->vm0;
+	if (write_pagemap(c, s->res, s->pids, &s->swapped, s->err, sizeof(s->err)))
+		s->pagemap_failed = true;
 
 	if (c->stop_after_pageout) {
 		if (c->json)
@@ -1070,245 +1101,300 @@ static int run(const struct ss_config *c)
 		raise(SIGSTOP);
 	}
 	for (unsigned i = 0; i < c->procs; i++)
-		if (write(go[1], "G", 1) != 1)
+		if (write(s->go[1], "G", 1) != 1)
 			break;
-	close(go[1]);
+	close(s->go[1]);
+}
 
-	for (unsigned i = 0; i < c->procs; i++) {
+static void run_reap(struct run_state *s)
+{
+	for (unsigned i = 0; i < s->c->procs; i++) {
 		int st;
-		if (pids[i] <= 0)
+		if (s->pids[i] <= 0)
 			continue;
-		while (waitpid(pids[i], &st, 0) < 0 && errno == EINTR)
+		while (waitpid(s->pids[i], &st, 0) < 0 && errno == EINTR)
 			;
 		if (WIFSIGNALED(st)) {
-			killed++;
-			failed++;
-			if (!err[0])
-				snprintf(err, sizeof(err), "worker %u killed by signal %d", i, WTERMSIG(st));
+			s->failed++;
+			if (!s->err[0])
+				snprintf(s->err, sizeof(s->err), "worker %u killed by signal %d", i,
+					 WTERMSIG(st));
 		} else if (WEXITSTATUS(st)) {
-			failed++;
+			s->failed++;
 		}
 	}
-	close(ready[0]);
-	if (ts_vmstat_read(&vm2))
-		vm2 = vm1;
+	close(s->ready[0]);
+	if (ts_vmstat_read(&s->vm2))
+		s->vm2 = s->vm1;
+}
 
-	/* aggregate */
-	struct ts_hist h;
-	uint64_t verified = 0, corrupt = 0, sigbus = 0, eio = 0, accesses = 0, writes = 0, bytes = 0;
-	uint64_t fill_ns = 0, pageout_ns = 0, resident = 0;
-	uint64_t a_start = UINT64_MAX, a_end = 0, r_start = UINT64_MAX, r_end = 0;
-	int fc = -1;
-
-	ts_hist_init(&h);
-	for (unsigned i = 0; i < c->procs; i++) {
-		struct proc_result *r = &res[i];
-		if (r->setup_failed && !err[0])
-			snprintf(err, sizeof(err), "worker %u: %s", i, r->error);
-		ts_hist_merge(&h, &r->hist);
-		verified += r->pages_verified;
-		corrupt += r->corrupt;
-		sigbus += r->sigbus;
-		eio += r->eio;
-		accesses += r->accesses;
-		writes += r->writes;
-		bytes += r->bytes_accessed;
-		resident += r->resident_after_pageout;
-		if (r->fill_ns > fill_ns)
-			fill_ns = r->fill_ns;
-		if (r->pageout_ns > pageout_ns)
-			pageout_ns = r->pageout_ns;
+static void run_add_up(struct run_state *s, struct run_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->a_start = t->r_start = UINT64_MAX;
+	t->fc = -1;
+	ts_hist_init(&t->h);
+	for (unsigned i = 0; i < s->c->procs; i++) {
+		struct proc_result *r = &s->res[i];
+		if (r->setup_failed && !s->err[0])
+			snprintf(s->err, sizeof(s->err), "worker %u: %s", i, r->error);
+		ts_hist_merge(&t->h, &r->hist);
+		t->verified += r->pages_verified;
+		t->corrupt += r->corrupt;
+		t->sigbus += r->sigbus;
+		t->eio += r->eio;
+		t->accesses += r->accesses;
+		t->writes += r->writes;
+		t->bytes += r->bytes_accessed;
+		t->resident += r->resident_after_pageout;
+		if (r->fill_ns > t->fill_ns)
+			t->fill_ns = r->fill_ns;
+		if (r->pageout_ns > t->pageout_ns)
+			t->pageout_ns = r->pageout_ns;
 		if (r->access_end_ns) {
-			if (r->access_start_ns < a_start)
-				a_start = r->access_start_ns;
-			if (r->access_end_ns > a_end)
-				a_end = r->access_end_ns;
+			if (r->access_start_ns < t->a_start)
+				t->a_start = r->access_start_ns;
+			if (r->access_end_ns > t->a_end)
+				t->a_end = r->access_end_ns;
 		}
 		if (r->readback_end_ns) {
-			if (r->readback_start_ns < r_start)
-				r_start = r->readback_start_ns;
-			if (r->readback_end_ns > r_end)
-				r_end = r->readback_end_ns;
+			if (r->readback_start_ns < t->r_start)
+				t->r_start = r->readback_start_ns;
+			if (r->readback_end_ns > t->r_end)
+				t->r_end = r->readback_end_ns;
 		}
-		if (fc < 0 && r->have_first_corrupt)
-			fc = (int)i;
+		if (t->fc < 0 && r->have_first_corrupt)
+			t->fc = (int)i;
 	}
+}
 
-	struct ts_out o;
-	char keybuf[96];
-	uint64_t dropped;
-	char *list;
+/* The configuration, the fill and pageout, and the mode's timings. */
+static void report_run(struct ts_out *o, const struct run_state *s, const struct run_totals *t)
+{
+	const struct ss_config *c = s->c;
 
-	ts_out_begin(&o, stdout, c->json);
-	ts_out_str(&o, "mode", mode_names[c->mode]);
-	ts_out_str(&o, "mem", mem_names[c->mem]);
-	ts_out_u64(&o, "size", c->size);
-	ts_out_u64(&o, "pages", c->size / TS_PAGE_SIZE);
-	ts_out_u64(&o, "procs", c->procs);
-	ts_out_u64(&o, "threads", c->threads);
-	ts_out_str(&o, "access", access_names[c->access]);
-	ts_out_str(&o, "thp", thp_names[c->thp]);
-	ts_out_str(&o, "pattern", pattern_names[c->pattern]);
-	ts_out_u64(&o, "passes", c->passes);
-	ts_out_u64(&o, "write_pct", c->write_pct);
-	ts_out_str(&o, "pageout", pageout_names[c->pageout]);
-	if (use_memcg) {
-		ts_out_str(&o, "memcg", cg.path);
-		ts_out_u64(&o, "memcg_max", c->memcg_max);
+	ts_out_str(o, "mode", mode_names[c->mode]);
+	ts_out_str(o, "mem", mem_names[c->mem]);
+	ts_out_u64(o, "size", c->size);
+	ts_out_u64(o, "pages", c->size / TS_PAGE_SIZE);
+	ts_out_u64(o, "procs", c->procs);
+	ts_out_u64(o, "threads", c->threads);
+	ts_out_str(o, "access", access_names[c->access]);
+	ts_out_str(o, "thp", thp_names[c->thp]);
+	ts_out_str(o, "pattern", pattern_names[c->pattern]);
+	ts_out_u64(o, "passes", c->passes);
+	ts_out_u64(o, "write_pct", c->write_pct);
+	ts_out_str(o, "pageout", pageout_names[c->pageout]);
+	if (s->use_memcg) {
+		ts_out_str(o, "memcg", s->cg.path);
+		ts_out_u64(o, "memcg_max", c->memcg_max);
 	}
-	ts_out_u64(&o, "seed", c->seed);
-	ts_out_dbl(&o, "fill_ms", (double)fill_ns / 1e6, 1);
-	ts_out_dbl(&o, "pageout_ms", (double)pageout_ns / 1e6, 1);
-	ts_out_u64(&o, "resident_after_pageout", resident);
-	ts_out_u64(&o, "swapped_after_pageout", swapped);
-	ts_out_u64(&o, "pswpout_pageout", ts_vmstat_delta(&vm0, &vm1, TS_VM_pswpout));
+	ts_out_u64(o, "seed", c->seed);
+	ts_out_dbl(o, "fill_ms", (double)t->fill_ns / 1e6, 1);
+	ts_out_dbl(o, "pageout_ms", (double)t->pageout_ns / 1e6, 1);
+	ts_out_u64(o, "resident_after_pageout", t->resident);
+	ts_out_u64(o, "swapped_after_pageout", s->swapped);
+	ts_out_u64(o, "pswpout_pageout", ts_vmstat_delta(&s->vm0, &s->vm1, TS_VM_pswpout));
 
-	if (c->mode == SS_MODE_SWAPIN_TIMER && r_end) {
-		double ms = (double)(r_end - r_start) / 1e6;
-		ts_out_dbl(&o, "swapin_ms", ms, 1);
-		ts_out_dbl(&o, "swapin_mbps", ms > 0 ? (double)c->size / 1048576.0 / (ms / 1e3) : 0, 1);
-		ts_out_dbl(&o, "swapin_us_per_page", (double)(r_end - r_start) / 1e3 /
+	if (c->mode == SS_MODE_SWAPIN_TIMER && t->r_end) {
+		double ms = (double)(t->r_end - t->r_start) / 1e6;
+		ts_out_dbl(o, "swapin_ms", ms, 1);
+		ts_out_dbl(o, "swapin_mbps", ms > 0 ? (double)c->size / 1048576.0 / (ms / 1e3) : 0, 1);
+		ts_out_dbl(o, "swapin_us_per_page", (double)(t->r_end - t->r_start) / 1e3 /
 			   (double)(c->size / TS_PAGE_SIZE), 2);
-		ts_out_u64(&o, "swapin_pswpin", ts_vmstat_delta(&vm1, &vm2, TS_VM_pswpin));
+		ts_out_u64(o, "swapin_pswpin", ts_vmstat_delta(&s->vm1, &s->vm2, TS_VM_pswpin));
 	}
 	if (c->mode == SS_MODE_STRESS) {
-		double ms = a_end > a_start ? (double)(a_end - a_start) / 1e6 : 0;
-		ts_out_dbl(&o, "access_ms", ms, 1);
-		ts_out_u64(&o, "accesses", accesses);
-		ts_out_u64(&o, "writes", writes);
-		ts_out_dbl(&o, "throughput_mbps", ms > 0 ? (double)bytes / 1048576.0 / (ms / 1e3) : 0, 1);
-		ts_out_u64(&o, "throughput_kbps", ms > 0 ? (uint64_t)((double)bytes / 1024.0 / (ms / 1e3)) : 0);
-		ts_out_dbl(&o, "p50_us", (double)ts_hist_quantile(&h, 0.50) / 1e3, 2);
-		ts_out_dbl(&o, "p99_us", (double)ts_hist_quantile(&h, 0.99) / 1e3, 2);
-		ts_out_dbl(&o, "p999_us", (double)ts_hist_quantile(&h, 0.999) / 1e3, 2);
-		ts_out_dbl(&o, "max_us", (double)h.max_ns / 1e3, 2);
-		ts_out_dbl(&o, "mean_us", h.count ? (double)h.sum_ns / (double)h.count / 1e3 : 0, 2);
-		ts_out_u64(&o, "p50_ns", ts_hist_quantile(&h, 0.50));
-		ts_out_u64(&o, "p99_ns", ts_hist_quantile(&h, 0.99));
-		ts_out_u64(&o, "max_ns", h.max_ns);
+		const struct ts_hist *h = &t->h;
+		double ms = t->a_end > t->a_start ? (double)(t->a_end - t->a_start) / 1e6 : 0;
+		ts_out_dbl(o, "access_ms", ms, 1);
+		ts_out_u64(o, "accesses", t->accesses);
+		ts_out_u64(o, "writes", t->writes);
+		ts_out_dbl(o, "throughput_mbps", ms > 0 ? (double)t->bytes / 1048576.0 / (ms / 1e3) : 0, 1);
+		ts_out_u64(o, "throughput_kbps", ms > 0 ? (uint64_t)((double)t->bytes / 1024.0 / (ms / 1e3)) : 0);
+		ts_out_dbl(o, "p50_us", (double)ts_hist_quantile(h, 0.50) / 1e3, 2);
+		ts_out_dbl(o, "p99_us", (double)ts_hist_quantile(h, 0.99) / 1e3, 2);
+		ts_out_dbl(o, "p999_us", (double)ts_hist_quantile(h, 0.999) / 1e3, 2);
+		ts_out_dbl(o, "max_us", (double)h->max_ns / 1e3, 2);
+		ts_out_dbl(o, "mean_us", h->count ? (double)h->sum_ns / (double)h->count / 1e3 : 0, 2);
+		ts_out_u64(o, "p50_ns", ts_hist_quantile(h, 0.50));
+		ts_out_u64(o, "p99_ns", ts_hist_quantile(h, 0.99));
+		ts_out_u64(o, "max_ns", h->max_ns);
 	}
-	ts_out_u64(&o, "pages_verified", verified);
-	ts_out_u64(&o, "corrupt", corrupt);
-	list = merged_list(res, c->procs, offsetof(struct proc_result, corrupt_pages), &dropped);
-	ts_out_str(&o, "corrupt_pages", list);
+}
+
+/* Verified, corrupt, SIGBUS and EIO pages, with their lists. */
+static void report_pages(struct ts_out *o, const struct run_state *s, const struct run_totals *t)
+{
+	const struct proc_result *res = s->res;
+	uint64_t dropped, d2;
+	char *list;
+
+	ts_out_u64(o, "pages_verified", t->verified);
+	ts_out_u64(o, "corrupt", t->corrupt);
+	list = merged_list(s->res, s->c->procs, offsetof(struct proc_result, corrupt_pages), &dropped);
+	ts_out_str(o, "corrupt_pages", list);
 	free(list);
-	if (fc >= 0) {
+	if (t->fc >= 0) {
 		char hex[32];
-		ts_out_u64(&o, "first_corrupt_page", res[fc].fc_page);
-		snprintf(hex, sizeof(hex), "0x%" PRIx64, res[fc].fc_addr);
-		ts_out_str(&o, "first_corrupt_addr", hex);
-		snprintf(hex, sizeof(hex), "0x%016" PRIx64, res[fc].fc_expected);
-		ts_out_str(&o, "first_corrupt_expected", hex);
-		snprintf(hex, sizeof(hex), "0x%016" PRIx64, res[fc].fc_found);
-		ts_out_str(&o, "first_corrupt_found", hex);
+		ts_out_u64(o, "first_corrupt_page", res[t->fc].fc_page);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, res[t->fc].fc_addr);
+		ts_out_str(o, "first_corrupt_addr", hex);
+		snprintf(hex, sizeof(hex), "0x%016" PRIx64, res[t->fc].fc_expected);
+		ts_out_str(o, "first_corrupt_expected", hex);
+		snprintf(hex, sizeof(hex), "0x%016" PRIx64, res[t->fc].fc_found);
+		ts_out_str(o, "first_corrupt_found", hex);
 	}
-	ts_out_u64(&o, "sigbus", sigbus);
-	list = merged_list(res, c->procs, offsetof(struct proc_result, sigbus_pages), &dropped);
-	ts_out_str(&o, "sigbus_pages", list);
+	ts_out_u64(o, "sigbus", t->sigbus);
+	list = merged_list(s->res, s->c->procs, offsetof(struct proc_result, sigbus_pages), &d2);
+	ts_out_str(o, "sigbus_pages", list);
 	free(list);
-	ts_out_u64(&o, "eio", eio);
-	{
-		uint64_t d2;
-		list = merged_list(res, c->procs, offsetof(struct proc_result, eio_pages), &d2);
-		ts_out_str(&o, "eio_pages", list);
-		free(list);
-		dropped += d2;
-	}
+	dropped += d2;
+	ts_out_u64(o, "eio", t->eio);
+	list = merged_list(s->res, s->c->procs, offsetof(struct proc_result, eio_pages), &d2);
+	ts_out_str(o, "eio_pages", list);
+	free(list);
+	dropped += d2;
 	if (dropped)
-		ts_out_u64(&o, "pages_lists_truncated", dropped);
-	if (c->folio_stats) {
-		struct ts_folio_census all = { 0 };
-		char buf[200];
-		uint64_t large = 0;
-		int done = 0;
+		ts_out_u64(o, "pages_lists_truncated", dropped);
+}
 
-		for (unsigned i = 0; i < c->procs; i++) {
-			if (!res[i].folio_stats_done) {
-				if (res[i].folio_error[0])
-					ts_out_str(&o, "folio_error", res[i].folio_error);
-				continue;
-			}
-			done++;
-			for (int k = 0; k <= TS_FOLIO_MAX_ORDER; k++)
-				all.pages[k] += res[i].folios.pages[k];
-			all.not_present += res[i].folios.not_present;
-			all.partial += res[i].folios.partial;
-		}
-		for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
-			large += all.pages[k];
-		if (done) {
-			uint64_t large_fill = 0;
+/* --folio-stats: the pagemap census of every worker, added up. */
+static void report_folios(struct ts_out *o, const struct run_state *s)
+{
+	const struct proc_result *res = s->res;
+	struct ts_folio_census all = { 0 };
+	char buf[200];
+	uint64_t large = 0;
+	int done = 0;
 
-			for (unsigned i = 0; i < c->procs; i++) {
-				if (!res[i].folio_fill_done)
-					continue;
-				for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
-					large_fill += res[i].folios_fill.pages[k];
-			}
-			ts_out_u64(&o, "folio_pages_large_fill", large_fill);
+	for (unsigned i = 0; i < s->c->procs; i++) {
+		if (!res[i].folio_stats_done) {
+			if (res[i].folio_error[0])
+				ts_out_str(o, "folio_error", res[i].folio_error);
+			continue;
 		}
-		ts_folio_format(&all, buf, sizeof(buf));
-		ts_out_u64(&o, "folio_stats_procs", (uint64_t)done);
-		ts_out_str(&o, "folio_pages", buf);
-		ts_out_u64(&o, "folio_pages_large", large);
-		ts_out_u64(&o, "folio_pages_order0", all.pages[0]);
-		ts_out_u64(&o, "folio_pages_not_present", all.not_present);
-		ts_out_u64(&o, "folio_pages_partial", all.partial);
-		if (c->access == SS_ACCESS_READ) {
-			ts_out_i64(&o, "shmem_huge_kb_fill", res[0].shmem_huge_kb_fill);
-			ts_out_i64(&o, "shmem_huge_kb", res[0].shmem_huge_kb);
-		}
+		done++;
+		for (int k = 0; k <= TS_FOLIO_MAX_ORDER; k++)
+			all.pages[k] += res[i].folios.pages[k];
+		all.not_present += res[i].folios.not_present;
+		all.partial += res[i].folios.partial;
 	}
+	for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
+		large += all.pages[k];
+	if (done) {
+		uint64_t large_fill = 0;
+
+		for (unsigned i = 0; i < s->c->procs; i++) {
+			if (!res[i].folio_fill_done)
+				continue;
+			for (int k = 1; k <= TS_FOLIO_MAX_ORDER; k++)
+				large_fill += res[i].folios_fill.pages[k];
+		}
+		ts_out_u64(o, "folio_pages_large_fill", large_fill);
+	}
+	ts_folio_format(&all, buf, sizeof(buf));
+	ts_out_u64(o, "folio_stats_procs", (uint64_t)done);
+	ts_out_str(o, "folio_pages", buf);
+	ts_out_u64(o, "folio_pages_large", large);
+	ts_out_u64(o, "folio_pages_order0", all.pages[0]);
+	ts_out_u64(o, "folio_pages_not_present", all.not_present);
+	ts_out_u64(o, "folio_pages_partial", all.partial);
+	if (s->c->access == SS_ACCESS_READ) {
+		ts_out_i64(o, "shmem_huge_kb_fill", res[0].shmem_huge_kb_fill);
+		ts_out_i64(o, "shmem_huge_kb", res[0].shmem_huge_kb);
+	}
+}
+
+/* The kernel's counters over the run: vmstat, mTHP, the memcg's. */
+static void report_counters(struct ts_out *o, const struct run_state *s)
+{
+	const struct ts_vmstat *vm0 = &s->vm0, *vm2 = &s->vm2;
+	char keybuf[96], cs[64];
 
 	for (int k = 0; k < TS_VM_NR; k++) {
-		if (!vm0.have[k] && k != TS_VM_pswpin && k != TS_VM_pswpout)
+		if (!vm0->have[k] && k != TS_VM_pswpin && k != TS_VM_pswpout)
 			continue;
-		ts_out_u64(&o, ts_vmstat_names[k], ts_vmstat_delta(&vm0, &vm2, (enum ts_vmstat_key)k));
+		ts_out_u64(o, ts_vmstat_names[k], ts_vmstat_delta(vm0, vm2, (enum ts_vmstat_key)k));
 	}
-	for (unsigned i = 0; i < vm0.nr_mthp && i < vm2.nr_mthp; i++) {
+	for (unsigned i = 0; i < vm0->nr_mthp && i < vm2->nr_mthp; i++) {
 		for (int k = 0; k < TS_MTHP_NSTATS; k++) {
-			if (!vm0.mthp_have[i][k] || vm2.mthp[i][k] <= vm0.mthp[i][k])
+			if (!vm0->mthp_have[i][k] || vm2->mthp[i][k] <= vm0->mthp[i][k])
 				continue;
-			snprintf(keybuf, sizeof(keybuf), "mthp_%ukB_%s", vm0.mthp_kb[i], ts_mthp_stat_names[k]);
-			ts_out_u64(&o, keybuf, vm2.mthp[i][k] - vm0.mthp[i][k]);
+			snprintf(keybuf, sizeof(keybuf), "mthp_%ukB_%s", vm0->mthp_kb[i], ts_mthp_stat_names[k]);
+			ts_out_u64(o, keybuf, vm2->mthp[i][k] - vm0->mthp[i][k]);
 		}
 	}
-	if (use_memcg)
-		out_memcg(&o, &cg);
-	{
-		/* latency resolution depends on it: jiffies means 1 ms steps */
-		char cs[64];
-		if (ts_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
-				 cs, sizeof(cs)) > 0) {
-			cs[strcspn(cs, "\n ")] = '\0';
-			ts_out_str(&o, "clocksource", cs);
-		}
+	if (s->use_memcg)
+		out_memcg(o, &s->cg);
+	/* latency resolution depends on it: jiffies means 1 ms steps */
+	if (ts_read_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			 cs, sizeof(cs)) > 0) {
+		cs[strcspn(cs, "\n ")] = '\0';
+		ts_out_str(o, "clocksource", cs);
 	}
-	ts_out_dbl(&o, "elapsed_ms", (double)(ts_now_ns() - t_start) / 1e6, 1);
+}
 
-	if (use_memcg) {
+/* Remove the memcg, then the verdict: a corrupt page fails the run, a
+ * worker that could not run is an environment error, SIGBUS or EIO fail
+ * it unless expected. */
+static int run_finish(struct ts_out *o, struct run_state *s, const struct run_totals *t)
+{
+	int exit_code;
+
+	if (s->use_memcg) {
 		char e2[600];
-		if (ts_memcg_destroy(&cg, e2, sizeof(e2))) {
-			if (!err[0])
-				snprintf(err, sizeof(err), "memcg cleanup: %.500s", e2);
-			failed++;
+		if (ts_memcg_destroy(&s->cg, e2, sizeof(e2))) {
+			if (!s->err[0])
+				snprintf(s->err, sizeof(s->err), "memcg cleanup: %.500s", e2);
+			s->failed++;
 		}
 	}
-	if (pagemap_failed)
-		failed++;
-	ts_out_u64(&o, "workers_failed", failed);
-	if (err[0])
-		ts_out_str(&o, "error", err);
+	if (s->pagemap_failed)
+		s->failed++;
+	ts_out_u64(o, "workers_failed", s->failed);
+	if (s->err[0])
+		ts_out_str(o, "error", s->err);
 
-	if (corrupt)
+	if (t->corrupt)
 		exit_code = TS_EXIT_FAIL;
-	else if (failed)
+	else if (s->failed)
 		exit_code = TS_EXIT_ENV;
-	else if ((sigbus || eio) && !c->expect_sigbus)
+	else if ((t->sigbus || t->eio) && !s->c->expect_sigbus)
 		exit_code = TS_EXIT_FAIL;
 	else
 		exit_code = TS_EXIT_OK;
-	ts_out_str(&o, "result", exit_code == 0 ? "pass" : "fail");
+	ts_out_str(o, "result", exit_code == 0 ? "pass" : "fail");
+	return exit_code;
+}
+
+/* Workers fill and page out, wait at a barrier (where --stop-after-pageout
+ * stops the parent), then access and verify; the parent adds up and
+ * reports. */
+static int run(const struct ss_config *c)
+{
+	struct run_state s = { .c = c };
+	struct run_totals t;
+	struct ts_out o;
+	int exit_code;
+
+	exit_code = run_setup(&s);
+	if (exit_code)
+		return exit_code;
+	run_spawn(&s);
+	run_wait_ready(&s);
+	run_release(&s);
+	run_reap(&s);
+	run_add_up(&s, &t);
+
+	ts_out_begin(&o, stdout, c->json);
+	report_run(&o, &s, &t);
+	report_pages(&o, &s, &t);
+	if (c->folio_stats)
+		report_folios(&o, &s);
+	report_counters(&o, &s);
+	ts_out_dbl(&o, "elapsed_ms", (double)(ts_now_ns() - s.t_start) / 1e6, 1);
+	exit_code = run_finish(&o, &s, &t);
 	ts_out_end(&o);
 	return exit_code;
 }
