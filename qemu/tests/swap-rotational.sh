@@ -20,34 +20,14 @@ cleanup() {
 	zram_swap_down
 }
 
-# rot_swap_up SIZE: a zram device marked rotational, as swap; prints /dev/zramN
-rot_swap_up() {
-	local dev z
-	dev=$(zram_dev_up "$1") || return 1
-	z=${dev#/dev/}
-	echo 1 > "/sys/block/$z/queue/rotational" || return 1
-	mkswap "$dev" >/dev/null || return 1
-	swapon "$dev" || return 1
-	echo "$dev"
-}
-
-# swapon's "Adding ...k swap on DEV. Priority:P extents:E across:Nk FLAGS"
-# names SS for a solid state device: a rotational one has no flag there.
-not_ssd() {
-	local line
-	line=$(dmesg | grep "swap on $1\." | tail -n 1)
-	echo "$line"
-	[ -n "$line" ] && ! echo "$line" | grep -q 'k SS'
-}
-
 S=$(by_suite 8M 16M)
 PAGES=$(( ${S%M} * 256 ))
 plan 11
 trap cleanup EXIT
 cleanup 2>/dev/null
-ROT=$(rot_swap_up 96M) || bail "rotational zram swap failed"
+ROT=$(zram_rot_swap_up 96M) || bail "rotational zram swap failed"
 check_eq "zram marked rotational" 1 "$(cat /sys/block/${ROT#/dev/}/queue/rotational)"
-check "swapon took the rotational path (no SS flag)" not_ssd "$ROT"
+check "swapon took the rotational path (no SS flag)" swapon_not_ssd "$ROT"
 
 ss "anon, seq, MADV_PAGEOUT, $S" --size $S --mem anon --pattern seq --pageout madvise
 check "anon: swapped out and read back (pswpout, pswpin >= $((PAGES * 7 / 8)))" \

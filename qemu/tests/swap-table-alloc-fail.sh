@@ -20,74 +20,15 @@
 OUT=/tmp/swap-table-alloc-fail.out
 # the summary keys ss (lib/mem.sh) shows after each run
 SS_KEYS='pswpout|pswpout_pageout|swapped_after_pageout|thp_swpout|thp_swpout_fallback'
-SLAB=/sys/kernel/slab/swap_table
-TABLE_BYTES=/sys/kernel/debug/swap/table_bytes
-TABLES=/sys/kernel/debug/swap/tables
-TIMES=1000000
 PAGES_1M=256
 PAGES_4M=1024
-
-if [ -r "$TABLE_BYTES" ] && [ "$(cat "$TABLE_BYTES")" = 4096 ]; then
-	FS=/sys/kernel/debug/fail_page_alloc KIND="page allocation"
-elif [ -d "$SLAB" ]; then
-	FS=/sys/kernel/debug/failslab KIND="swap_table slab allocation"
-else
-	FS=
-fi
-
-inject_off() {
-	[ -n "$FS" ] && [ -w "$FS/probability" ] && echo 0 > "$FS/probability"
-	[ -w "$SLAB/failslab" ] && echo 0 > "$SLAB/failslab"
-	return 0
-}
+swt_fault_setup
+FS=$SWT_FS KIND=$SWT_KIND TABLES=$SWT_TABLES
 
 cleanup() {
-	inject_off
+	swt_inject_off
 	thp_reset
 	zram_swap_down
-}
-
-# sym_range NAME...: "start end name" (hex, no 0x) of the first of the
-# NAMEs that is a text symbol in /proc/kallsyms (an inlined function has
-# none: its caller is named next), end = the next text symbol's address.
-sym_range() {
-	local n
-	for n in "$@"; do
-		awk '$2 ~ /^[tT]$/ { print $1, $3 }' /proc/kallsyms | sort |
-			awk -v n="$n" 'f { print s, $1, n; exit } $2 == n { s = $1; f = 1 }' |
-			grep . && return 0
-	done
-	return 1
-}
-
-# inject_on START END: fail every non-sleeping allocation made with a
-# return address in [START, END) on the stack (the function that allocates
-# swap tables), and only from swap_table for failslab
-inject_on() {
-	if [ -d "$SLAB" ]; then
-		echo Y > "$FS/cache-filter" && echo 1 > "$SLAB/failslab" || return 1
-	else
-		echo Y > "$FS/ignore-gfp-highmem" && echo 0 > "$FS/min-order" || return 1
-	fi
-	echo "0x$1" > "$FS/require-start" && echo "0x$2" > "$FS/require-end" &&
-		echo 32 > "$FS/stacktrace-depth" &&
-		echo Y > "$FS/ignore-gfp-wait" && echo 0 > "$FS/space" &&
-		echo 1 > "$FS/interval" && echo 0 > "$FS/verbose" &&
-		echo "$TIMES" > "$FS/times" && echo 100 > "$FS/probability"
-}
-
-# injected: failures injected since inject_on
-injected() { echo $((TIMES - $(cat "$FS/times"))); }
-
-# tables_become N: debugfs swap/tables reads N within 5 s (a freed page
-# table counts until its RCU grace period ends)
-tables_become() {
-	local i=0
-	while [ "$(cat "$TABLES")" != "$1" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ "$(cat "$TABLES")" = "$1" ]
 }
 
 if [ -z "$FS" ]; then
@@ -114,17 +55,17 @@ thp_set pmd never
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}, swap $DEV 64M"
 # 64M is 32 clusters; only cluster 0 (the header's) is in use
 [ -n "$t0" ] && check "swapon gave one cluster a table (swap/tables $(cat "$TABLES") = $t0 + 1)" \
-	tables_become $((t0 + 1))
+	swt_tables_become $((t0 + 1))
 
 SYM=$(sym_range swap_cluster_alloc_table cluster_alloc_range \
 	alloc_swap_scan_cluster cluster_alloc_swap_entry) ||
 	bail "none of the table allocator's functions is in /proc/kallsyms"
 set -- $SYM
 diag "stack filter: $3, 0x$1..0x$2"
-check "fault injection armed: $KIND, from the table allocator only" inject_on "$1" "$2"
+check "fault injection armed: $KIND, from the table allocator only" swt_inject_on "$1" "$2"
 # 1M fits in cluster 0's 511 free slots: it must all go out, there.
 ss "failing table allocation, 1M anon: every page verified" --size 1M --thp never --pageout madvise
-n=$(injected)
+n=$(swt_injected)
 diag "table allocations failed: $n"
 check "the table allocation was tried and failed (injected $n)" ge "$n" 1
 check "1M swapped out all the same, into the cluster that has a table (pswpout_pageout $(kv_get "$OUT" pswpout_pageout))" \
@@ -142,14 +83,14 @@ ss "failing table allocation, 4M of PMD THP: every page verified" --size 4M --th
 check "PMD THP: not swapped out whole (thp_swpout 0, thp_swpout_fallback >= 1)" \
 	sh -c "[ $(kv_get "$OUT" thp_swpout) -eq 0 ] && [ $(kv_get "$OUT" thp_swpout_fallback) -ge 1 ]"
 thp_set pmd never
-inject_off
+swt_inject_off
 # every allocation failed, so only the table swapon gave cluster 0 exists
 [ -n "$t0" ] && check "no table was allocated while allocations failed (swap/tables $(cat "$TABLES") = $t0 + 1)" \
-	tables_become $((t0 + 1))
+	swt_tables_become $((t0 + 1))
 
 ss "tables allocate again: 4M anon, every page verified" --size 4M --thp never --pageout madvise
 check "4M swapped out (pswpout_pageout $(kv_get "$OUT" pswpout_pageout) >= 90%)" \
 	ge "$(kv_get "$OUT" pswpout_pageout)" $((PAGES_4M * 9 / 10))
 check "swapoff succeeds" swapoff "$DEV"
-[ -n "$t0" ] && check "every table freed after swapoff (swap/tables back to $t0)" tables_become "$t0"
+[ -n "$t0" ] && check "every table freed after swapoff (swap/tables back to $t0)" swt_tables_become "$t0"
 tap_status

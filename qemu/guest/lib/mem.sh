@@ -4,6 +4,10 @@
 #   zram_swap_down [DEV]             swapoff and reset DEV (default: every zram swap)
 #   zram_dev_up SIZE                 a zram block device (not swap); prints /dev/zramN
 #   zram_dev_down DEV                reset (and hot-remove) a zram device
+#   zram_rot_swap_up SIZE            a zram device marked rotational (an HDD's
+#                                    stand-in), as swap; prints /dev/zramN
+#   swapon_not_ssd DEV               swapon's kernel line for DEV, and true when it
+#                                    names no SS flag (a rotational device)
 #   swapon_dev DEV [PRIO]            swapon DEV, with priority PRIO if given
 #   swap_all_off                     swapoff everything in /proc/swaps
 #   swap_used_kb [DEV]               KiB of swap in use (on DEV, or in total)
@@ -58,11 +62,33 @@ zram_swap_up() {
 	echo "/dev/$z"
 }
 
+zram_rot_swap_up() {
+	local dev z
+	dev=$(zram_dev_up "$1") || return 1
+	z=${dev#/dev/}
+	echo 1 > "/sys/block/$z/queue/rotational" || return 1
+	mkswap "$dev" >/dev/null || return 1
+	swapon "$dev" || return 1
+	echo "$dev"
+}
+
+# swapon's "Adding ...k swap on DEV. Priority:P extents:E across:Nk FLAGS"
+# names SS for a solid state device; a rotational one has no flag there.
+swapon_not_ssd() {
+	local line
+	line=$(dmesg | grep "swap on $1\." | tail -n 1)
+	echo "$line"
+	[ -n "$line" ] && ! echo "$line" | grep -q 'k SS'
+}
+
 zram_dev_down() {
 	local z=${1#/dev/} id
 	[ -e "/sys/block/$z/reset" ] || return 0
 	grep -q "^/dev/$z " /proc/swaps && swapoff "/dev/$z"
 	echo 1 > "/sys/block/$z/reset" || return 1
+	# reset keeps queue attributes: the next user of zram0 (never
+	# hot-removed) must not inherit zram_rot_swap_up's rotational flag
+	echo 0 > "/sys/block/$z/queue/rotational" || return 1
 	id=${z#zram}
 	if [ "$id" != 0 ] && [ -w /sys/class/zram-control/hot_remove ]; then
 		{ echo "$id" > /sys/class/zram-control/hot_remove; } 2>/dev/null
