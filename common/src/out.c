@@ -149,3 +149,15 @@ int ts_log_line(int fd, const char *tag, const char *fmt, ...)
 		return -errno;
 	return 0;
 }
+
+void ts_usage_fail(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_result_lines(struct ts_tap *t)
@@ -82,9 +83,39 @@ static void test_log_line(struct ts_tap *t)
 	TS_TAP_OK(t, ts_log_line(-1, "t", "x") == -EBADF, "log: a write error is returned");
 }
 
+static void test_usage_fail(struct ts_tap *t)
+{
+	char got[256];
+	int fds[2], st = 0;
+	ssize_t n = 0, r;
+	pid_t pid;
+
+	if (pipe(fds)) {
+		TS_TAP_OK(t, 0, "usage: pipe");
+		return;
+	}
+	fflush(NULL); /* the child's exit() must not write our buffers again */
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		ts_usage_fail("prog", "bad size '%s'", "12Q");
+	}
+	close(fds[1]);
+	while (pid > 0 && (r = read(fds[0], got + n, sizeof got - 1 - (size_t)n)) > 0)
+		n += r;
+	got[n] = '\0';
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	TS_TAP_OK(t, pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2 &&
+		  !strcmp(got, "prog: bad size '12Q'\n"),
+		  "usage: 'prog: message' on stderr, exit status 2");
+}
+
 void test_out(struct ts_tap *t)
 {
 	test_result_lines(t);
 	test_outbuf(t);
 	test_log_line(t);
+	test_usage_fail(t);
 }

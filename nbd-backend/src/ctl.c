@@ -26,12 +26,9 @@ static void usage(FILE *f)
 	      f);
 }
 
-static void die_usage(const char *msg, const char *arg)
+static _Noreturn void die_usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "tiernbd-ctl: ");
-	fprintf(stderr, msg, arg);
-	fputc('\n', stderr);
-	exit(2);
+	ts_usage_fail("tiernbd-ctl", msg, arg);
 }
 
 int main(int argc, char **argv)

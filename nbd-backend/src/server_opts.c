@@ -48,10 +48,7 @@ static void usage(FILE *f)
 
 _Noreturn void server_die_usage(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "tiernbd: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	exit(2);
+	ts_usage_fail("tiernbd", fmt, arg);
 }
 
 /* Turn "OPS=REST" into a control command "<prefix> OPS REST..." with

@@ -44,4 +44,9 @@ void ts_outbuf_printf(struct ts_outbuf *o, const char *fmt, ...)
 int ts_log_line(int fd, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Bad command-line input, the project's convention: "prog: message" on
+ * stderr, exit status 2. */
+_Noreturn void ts_usage_fail(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #endif
