@@ -66,8 +66,11 @@ userspace: deps | $(BUILD)
 		$(LOCK) $(MAKE) -s -C $(TOP)/$$c O=$(BUILD)/host/$$(basename $$c) || exit 1; done
 
 # The kernel's own swap-related selftests, built from the same tree (docs/kselftests.md).
+# KSELFTEST_PARTS: what to build (mm cgroup zram, or none); make test passes
+# what its guest tests run (their "# kselftest:" headers).
+KSELFTEST_PARTS ?= mm cgroup zram
 kselftests: kernel
-	@$(LOCK) $(TOP)/qemu/build-kselftests.sh $(TREE) $(FLAVOUR) >/dev/null
+	@KSELFTEST_PARTS="$(KSELFTEST_PARTS)" $(LOCK) $(TOP)/qemu/build-kselftests.sh $(TREE) $(FLAVOUR) >/dev/null
 
 initramfs: modules userspace kselftests
 	@$(LOCK) $(TOP)/qemu/mkinitramfs.sh $(TAG) $(BUILD)/initramfs-$(TAG).cpio >/dev/null
@@ -81,7 +84,8 @@ test test-full: START := $(shell date +%s)
 test: SUITE = quick
 test-full: SUITE = full
 test test-full: deps
-	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)
+	@parts=$$($(TOP)/qemu/kselftest-parts.sh $(SUITE) $(T)) && \
+		$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR) KSELFTEST_PARTS="$$parts"
 	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" SUITE=$(SUITE) TEST_START=$(START) $(TOP)/qemu/test.sh
 
 # The kernel's own selftests (qemu/tests/kselftest-*) on base and patched, side by side.

@@ -233,6 +233,23 @@ ok "suite-list: a test with no header or two headers fails, named" \
 ok "suite-list: every test of this checkout has one suite header" sh -c "\"$top/qemu/suite-list.sh\" full >/dev/null"
 ok "suite-list: an unknown suite is refused (exit 2)" sh -c "\"$top/qemu/suite-list.sh\" fast 2>/dev/null; [ \$? = 2 ]"
 
+# kselftest-parts.sh: make test builds only the selftest parts its tests run
+kq=$("$top/qemu/kselftest-parts.sh" quick) kf=$("$top/qemu/kselftest-parts.sh" full)
+ok "kselftest-parts: the quick suite needs zram's scripts only, the full suite every part" \
+	[ "$kq|$kf" = "zram|cgroup mm zram" ]
+kn=$("$top/qemu/kselftest-parts.sh" quick tiers-mix kselftest-mm-cow) k0=$("$top/qemu/kselftest-parts.sh" quick tiers-mix)
+ok "kselftest-parts: named tests decide, whatever their suite; none when no selftest runs" \
+	[ "$kn|$k0" = "mm|none" ]
+ok "kselftest-parts: an unknown test is refused (exit 2)" \
+	sh -c "\"$top/qemu/kselftest-parts.sh\" quick no-such-test 2>/dev/null; [ \$? = 2 ]"
+bad=
+for f in "$top"/qemu/tests/*.sh; do
+	used=$(grep -o 'KSFT_DIR"*/\(mm\|cgroup\|zram\)/' "$f" | sed 's|.*/\([a-z]*\)/$|\1|' | sort -u | tr '\n' ' ')
+	said=$(sed -n 's/^# kselftest: *//p' "$f" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ')
+	[ "$used" = "$said" ] || bad="$bad $(basename "$f") (uses '$used', header '$said')"
+done
+ok "kselftest-parts: every guest test's '# kselftest:' header names exactly the parts it runs${bad:+:$bad}" [ -z "$bad" ]
+
 # coverage-check.sh: this checkout passes; each kind of gap fails
 ok "coverage: docs/test-coverage.md holds for this checkout's series and tests" "$top/qemu/coverage-check.sh"
 cov() { # name: a copy of the coverage inputs in $tmp/cov-NAME, echoes it

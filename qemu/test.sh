@@ -64,6 +64,9 @@ host_suite() {
 }
 
 if [ -z "$only" ]; then
+	# tiernbd's libFuzzer run is time-bounded: a short run gates every change,
+	# the full suite fuzzes longer.
+	if [ "$suite" = full ]; then export FUZZ_SECONDS=${FUZZ_SECONDS:-60}; else export FUZZ_SECONDS=${FUZZ_SECONDS:-5}; fi
 	host_suite frame "$top/qemu/selftest.sh"
 	for comp in $(cat "$top/qemu/components"); do
 		[ -f "$top/$comp/Makefile" ] || continue

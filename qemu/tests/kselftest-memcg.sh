@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# kselftest: cgroup
 # suite: full
 # The kernel's tools/testing/selftests/cgroup/test_memcontrol: memory.current
 # and .peak, min/low/high/max protection and limits, memory.reclaim (with

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 1500
+# kselftest: mm
 # suite: full
 # The kernel's tools/testing/selftests/mm/cow (built from the booted kernel's
 # own tree): COW and GUP-pin exclusivity of anon base pages, THP, PTE-mapped

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# kselftest: mm
 # suite: full
 # The kernel's tools/testing/selftests/mm/khugepaged: collapse of anon memory
 # by khugepaged and MADV_COLLAPSE, among them swapin during collapse

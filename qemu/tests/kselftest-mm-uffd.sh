@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 900
+# kselftest: mm
 # suite: full
 # The kernel's tools/testing/selftests/mm/uffd-unit-tests. The wp-fork*
 # cases write-protect a page, MADV_PAGEOUT it (private memory) and check the

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 1200
+# kselftest: zram
 # suite: quick
 # The kernel's tools/testing/selftests/zram scripts (bash, as shipped):
 # zram02 (a hot-added zram device as swap: mkswap, swapon, swapoff) and, with

@@ -1,5 +1,6 @@
 #!/bin/sh
 # timeout: 1500
+# kselftest: cgroup
 # suite: full
 # boot: own
 # The kernel's tools/testing/selftests/cgroup/test_zswap, with zswap enabled

@@ -9,7 +9,7 @@
 
 plan 6
 trap nbd_tier_down EXIT
-NBD_TIMEOUT=8
+NBD_TIMEOUT=4
 # two connections: not on the swap device (see qemu/guest/lib/nbd.sh)
 NBD_DEV=/dev/nbd1
 NBD_CONNS=2
