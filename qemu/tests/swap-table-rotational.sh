@@ -18,7 +18,12 @@
 #     still goes out whole (without that retry only the header's cluster,
 #     511 slots, and the cached slots would take pages), every page
 #     verified;
-#  4. swapoff frees every table.
+#  4. every table allocation made to fail, the sleeping one too (as for
+#     reclaim under PF_MEMALLOC, which cannot sleep its way to memory):
+#     with a tmpfs file in swap and every other MiB of it read back, its
+#     clusters have tables and free slots, and 8M of anon goes out into
+#     them, no table allocated; the file reads back intact;
+#  5. swapoff frees every table.
 # Kernels without swap tables or their debugfs counter: skipped.
 . /usr/lib/tierswap/lib.sh
 
@@ -35,8 +40,14 @@ ROT=
 # is over
 tables_settled() { sleep 1; cat "$SWT_TABLES"; }
 
+TMPFS=/tmp/swap-table-rotational.fs
+CG=swap-table-rotational
+
 cleanup() {
 	swt_inject_off
+	rm -f "$TMPFS/f" /tmp/swap-table-rotational.src
+	grep -q " $TMPFS " /proc/mounts && umount "$TMPFS"
+	memcg_destroy "$CG"
 	[ -n "$ROT" ] && zram_swap_down "$ROT"
 	return 0
 }
@@ -46,7 +57,7 @@ if ! swt_fault_setup || [ ! -r "$SWT_TABLES" ]; then
 	skip "no swap tables or no debugfs swap/tables: a kernel without mm-patches 0004-0009"
 	exit 0
 fi
-plan 11
+plan 18
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 [ -w "$SWT_FS/require-start" ] ||
@@ -101,7 +112,47 @@ check "${MB}M swapped out all the same, through the sleeping allocation (pswpout
 left=$(tables_settled)
 check "tables freed again ($((left - t0)) left <= $LEFT)" [ "$left" -le $((t0 + LEFT)) ]
 
-# 4.
+# 4. no table at all, not even by sleeping: clusters that have one take
+# the pages. A 32M tmpfs file written in an 8M memcg goes mostly to swap;
+# reading every other MiB back frees those slots (shmem frees a slot at
+# swap-in), leaving clusters with a table and free slots.
+dd if=/dev/urandom of=/tmp/swap-table-rotational.src bs=1M count=32 2>/dev/null
+sum0=$(md5sum < /tmp/swap-table-rotational.src)
+mkdir -p "$TMPFS" && mount -t tmpfs -o size=64M swt "$TMPFS" || bail "tmpfs mount failed"
+memcg_create "$CG" 8M || bail "memcg $CG failed"
+in_memcg "$CGROOT/$CG" cp /tmp/swap-table-rotational.src "$TMPFS/f" || bail "tmpfs write failed"
+rm -f /tmp/swap-table-rotational.src
+echo max > "$CGROOT/$CG/memory.max"
+i=1
+while [ $i -lt 32 ]; do
+	dd if="$TMPFS/f" of=/dev/null bs=1M skip=$i count=1 2>/dev/null
+	i=$((i + 2))
+done
+t4=$(tables_settled)
+used=$(awk '$1 == "SwapTotal:" { t = $2 } $1 == "SwapFree:" { f = $2 } END { print (t - f) / 4 }' /proc/meminfo)
+room=$(((t4 - t0) * 512 - used))
+diag "tmpfs file in swap, every other MiB read back: $used slots in use, $((t4 - t0)) tables, room for $room slots in their clusters"
+check "clusters with a table have room for 8M ($room free slots >= 2048)" ge "$room" 2048
+# the scan itself allocates the sleeping one: filter on it (or its caller)
+SYM=$(sym_range scan_swap_map_slots get_swap_pages) ||
+	bail "neither scan_swap_map_slots nor get_swap_pages is in /proc/kallsyms"
+set -- $SYM
+check "fault injection armed: every $SWT_KIND from $3, sleeping or not" swt_inject_on "$1" "$2" all
+ss "no table can be allocated: 8M anon, every page verified" \
+	--size 8M --thp never --pageout madvise
+n=$(swt_injected)
+t5=$(cat "$SWT_TABLES")
+swt_inject_off
+check "table allocations were tried and failed ($n injected)" ge "$n" 1
+check "8M swapped out all the same, into clusters that had a table (pswpout_pageout $(kv_get "$OUT" pswpout_pageout) >= 90%)" \
+	ge "$(kv_get "$OUT" pswpout_pageout)" $((8 * 256 * 9 / 10))
+check "no table was allocated meanwhile (swap/tables $t4 -> $t5)" [ "$t5" -le "$t4" ]
+check "the tmpfs file read back from swap is intact" [ "$(md5sum < "$TMPFS/f")" = "$sum0" ]
+rm -f "$TMPFS/f"
+umount "$TMPFS"
+memcg_destroy "$CG"
+
+# 5.
 check "swapoff succeeds" swapoff "$ROT"
 check "every table freed after swapoff (swap/tables back to $t0)" swt_tables_become "$t0"
 tap_status

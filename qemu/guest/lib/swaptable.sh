@@ -14,9 +14,11 @@
 #                            /proc/kallsyms (an inlined function has none:
 #                            name its caller next); end is the next text
 #                            symbol's address
-#   swt_inject_on START END  fail every allocation that cannot sleep
-#                            (ignore-gfp-wait) made with a return address
-#                            in [START, END) on the stack, and for failslab
+#   swt_inject_on START END [all]
+#                            fail every allocation that cannot sleep
+#                            (ignore-gfp-wait; with "all", those that may
+#                            sleep too) made with a return address in
+#                            [START, END) on the stack, and for failslab
 #                            only from the swap_table cache
 #   swt_inject_off           no more failures
 #   swt_injected             failures injected since swt_inject_on
@@ -57,7 +59,8 @@ swt_inject_on() {
 	fi
 	echo "0x$1" > "$SWT_FS/require-start" && echo "0x$2" > "$SWT_FS/require-end" &&
 		echo 32 > "$SWT_FS/stacktrace-depth" &&
-		echo Y > "$SWT_FS/ignore-gfp-wait" && echo 0 > "$SWT_FS/space" &&
+		echo "$([ "${3:-}" = all ] && echo N || echo Y)" > "$SWT_FS/ignore-gfp-wait" &&
+		echo 0 > "$SWT_FS/space" &&
 		echo 1 > "$SWT_FS/interval" && echo 0 > "$SWT_FS/verbose" &&
 		echo "$SWT_TIMES" > "$SWT_FS/times" && echo 100 > "$SWT_FS/probability"
 }
