@@ -19,7 +19,8 @@
 #                            (ignore-gfp-wait; with "all", those that may
 #                            sleep too) made with a return address in
 #                            [START, END) on the stack, and for failslab
-#                            only from the swap_table cache
+#                            only from the swap_table cache; SWT_PERCENT
+#                            (100) of them
 #   swt_inject_off           no more failures
 #   swt_injected             failures injected since swt_inject_on
 #   swt_tables_become N      SWT_TABLES reads N within 5 s (a freed page
@@ -62,7 +63,7 @@ swt_inject_on() {
 		echo "$([ "${3:-}" = all ] && echo N || echo Y)" > "$SWT_FS/ignore-gfp-wait" &&
 		echo 0 > "$SWT_FS/space" &&
 		echo 1 > "$SWT_FS/interval" && echo 0 > "$SWT_FS/verbose" &&
-		echo "$SWT_TIMES" > "$SWT_FS/times" && echo 100 > "$SWT_FS/probability"
+		echo "$SWT_TIMES" > "$SWT_FS/times" && echo "${SWT_PERCENT:-100}" > "$SWT_FS/probability"
 }
 
 swt_inject_off() {
