@@ -21,10 +21,14 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 	python3:python3 git:git \
 	$(shell cat $(TOP)/qemu/deps.* 2>/dev/null)
 
+# Only the LAVA targets install these (docs/lava.md); make test never does.
+LAVA_DEPS = lava-common:/usr/lib/python3/dist-packages/lava_common/schemas/__init__.py
+LAVA_RUN_DEPS = $(LAVA_DEPS) lava-dispatcher:/usr/bin/lava-run
+
 COMPONENTS := $(shell cat $(TOP)/qemu/components)
 
 .PHONY: help deps kernel modules userspace kselftests initramfs guest-image test test-full kselftest-ab run shell \
-	bench kernel-git export-patches series-check clean
+	bench kernel-git export-patches series-check lava-jobs lava-run clean
 
 help:
 	@echo "make test            host tests, then the quick guest suite (# suite: quick) on the patched debug kernel"
@@ -38,8 +42,10 @@ help:
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
 	@echo "make series-check    build the kernel at every patch of the series, checkpatch --strict each: a table"
+	@echo "make lava-jobs       a LAVA job per boot of make test/test-full/bench in build/lava/, checked by LAVA's schema"
+	@echo "make lava-run T=...  make test T=... run by LAVA's own dispatcher (lava-run), judged the same way"
 	@echo "make deps            install missing Debian packages"
-	@echo "variables: TREE=base|patched FLAVOUR=debug|release ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"
+	@echo "variables: TREE=base|patched FLAVOUR=debug|release|debug-nothp ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"
 
 deps:
 	@missing=; for d in $(DEPS); do p=$${d%%:*}; c=$${d#*:}; \
@@ -117,6 +123,18 @@ export-patches:
 
 series-check: deps | $(BUILD)
 	@$(LOCK) $(TOP)/qemu/series-check.sh $(FLAVOUR)
+
+# LAVA (docs/lava.md): ARTIFACT_URL= where a lab fetches build/'s kernels and
+# initramfs images (default: file:// this build directory).
+lava-jobs: deps | $(BUILD)
+	@$(MAKE) -s deps DEPS="$(LAVA_DEPS)"
+	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) $(TOP)/qemu/lava-check.sh $(BUILD)/lava
+
+# make lava-run T="a b": make test T="a b" through LAVA's own dispatcher.
+lava-run: deps | $(BUILD)
+	@$(MAKE) -s deps DEPS="$(LAVA_RUN_DEPS)"
+	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR) KSELFTEST_PARTS="$$($(TOP)/qemu/kselftest-parts.sh quick $(T))"
+	@T="$(T)" TREE=$(TREE) FLAVOUR=$(FLAVOUR) $(TOP)/qemu/lava-run.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/mod $(BUILD)/host $(BUILD)/initramfs-* $(BUILD)/logs

@@ -21,9 +21,6 @@ mem=${GUEST_MEM:-2G}
 cpus=${GUEST_CPUS:-2}
 
 die() { echo "boot: $*" >&2; exit 1; }
-[ -f "$kernel" ] || die "no kernel at $kernel (make kernel)"
-[ -f "$initrd" ] || die "no initramfs at $initrd (make initramfs)"
-command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64: apt-get install qemu-system-x86"
 
 case "$mode" in
 test) dir=$top/qemu/tests default_to=120 ;;
@@ -48,11 +45,6 @@ done
 max=${MAX_DEADLINE:-4200}
 [ "$mode" = test ] && [ "$deadline" -gt "$max" ] && deadline=$max
 
-# BOOT_LOGS: a log directory chosen by the caller (qemu/test.sh watches it).
-logs=${BOOT_LOGS:-$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode}
-mkdir -p "$logs"
-ln -sfn "$logs" "$top/build/logs/latest"
-
 # tierswap.* parameters are for /init; numa=fake=2 gives two nodes for
 # migration tests; a panic powers the guest off at once (-no-reboot);
 # no5lvl: with -cpu max TCG offers LA57, and an interrupt that lands before
@@ -65,9 +57,27 @@ append="$append transparent_hugepage=madvise tierswap.mode=$mode tierswap.kernel
 [ -n "${SUITE:-}" ] && append="$append tierswap.suite=$SUITE"
 # GUEST_ENV="NAME=VALUE ..." reaches the guest's tests as environment.
 for kv in ${GUEST_ENV:-}; do append="$append tierswap.env.$kv"; done
-qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus"
-	-kernel "$kernel" -initrd "$initrd" -append "$append ${EXTRA_APPEND:-}"
-	-display none -no-reboot -nodefaults)
+append="$append${EXTRA_APPEND:+ $EXTRA_APPEND}"
+machine=(-machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus" -display none -no-reboot -nodefaults)
+
+# BOOT_PRINT=1: print what the boot would be and stop (qemu/lava-jobs.sh
+# writes LAVA jobs from it): the deadline, the kernel command line, the
+# QEMU options other than the kernel, initramfs and serial ports, and the
+# kernel and initramfs paths.
+if [ -n "${BOOT_PRINT:-}" ]; then
+	printf 'deadline %s\nappend %s\nqemu %s\nkernel %s\ninitrd %s\n' \
+		"$deadline" "$append" "${machine[*]}" "$kernel" "$initrd"
+	exit 0
+fi
+[ -f "$kernel" ] || die "no kernel at $kernel (make kernel)"
+[ -f "$initrd" ] || die "no initramfs at $initrd (make initramfs)"
+command -v qemu-system-x86_64 >/dev/null || die "missing qemu-system-x86_64: apt-get install qemu-system-x86"
+qemu=(qemu-system-x86_64 "${machine[@]}" -kernel "$kernel" -initrd "$initrd" -append "$append")
+
+# BOOT_LOGS: a log directory chosen by the caller (qemu/test.sh watches it).
+logs=${BOOT_LOGS:-$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$mode}
+mkdir -p "$logs"
+ln -sfn "$logs" "$top/build/logs/latest"
 
 echo "boot: $tag mode=$mode deadline=${deadline}s logs=${logs#"$top"/}" >&2
 case "$mode" in

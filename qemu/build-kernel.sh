@@ -4,6 +4,8 @@
 #           make kernel-git, qemu/series-check.sh)
 #   FLAVOUR debug (kernel.config + debug.config: what make test boots)
 #           release (kernel.config only: what make bench boots)
+#           debug-nothp (debug + nothp.config: no THP, so slab swap
+#           tables; tests marked "# also-flavour: debug-nothp")
 # Output in build/obj/TREE-FLAVOUR (bzImage, modules, a config check).
 set -euo pipefail
 
@@ -18,7 +20,8 @@ die() { echo "build-kernel: $*" >&2; exit 1; }
 case "$flavour" in
 debug) frags=("$top/qemu/kernel.config" "$top/qemu/debug.config") ;;
 release) frags=("$top/qemu/kernel.config") ;;
-*) die "unknown flavour '$flavour' (debug or release)" ;;
+debug-nothp) frags=("$top/qemu/kernel.config" "$top/qemu/debug.config" "$top/qemu/nothp.config") ;;
+*) die "unknown flavour '$flavour' (debug, release or debug-nothp)" ;;
 esac
 
 if [ "$tree" = git ]; then
@@ -53,7 +56,7 @@ if [ "$(cat "$obj/.tierswap-cfgid" 2>/dev/null)" != "$cfgid" ] || [ ! -f "$obj/.
 	kmake -s tinyconfig >/dev/null
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" >/dev/null
 	kmake -s olddefconfig >/dev/null
-	# Every line of the fragments must survive kconfig.
+	# Every option's last setting in the fragments must survive kconfig.
 	missing=0
 	while IFS= read -r line; do
 		case "$line" in
@@ -63,7 +66,7 @@ if [ "$(cat "$obj/.tierswap-cfgid" 2>/dev/null)" != "$cfgid" ] || [ ! -f "$obj/.
 			if grep -qE "^$opt=" "$obj/.config"; then
 				echo "build-kernel: kconfig kept '$opt' which the fragment turns off" >&2; missing=1; fi ;;
 		esac
-	done < <(cat "${frags[@]}")
+	done < <(cat "${frags[@]}" | awk -f "$top/qemu/config-final.awk")
 	[ "$missing" = 0 ] || die "config check failed for $tree-$flavour"
 	echo "$cfgid" > "$obj/.tierswap-cfgid"
 fi

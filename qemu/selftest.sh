@@ -250,6 +250,62 @@ for f in "$top"/qemu/tests/*.sh; do
 done
 ok "kselftest-parts: every guest test's '# kselftest:' header names exactly the parts it runs${bad:+:$bad}" [ -z "$bad" ]
 
+# boot-plan.sh: which boots run which tests, from the tests' headers
+mkdir -p "$tmp/bp"
+printf '#!/bin/sh\n# suite: quick\n' > "$tmp/bp/a.sh"
+printf '#!/bin/sh\n# suite: quick\n# boot: own\n' > "$tmp/bp/b.sh"
+printf '#!/bin/sh\n# suite: full\n# also-flavour: debug-x\n' > "$tmp/bp/c.sh"
+bpq=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" quick a b c | tr '\n' '|')
+bpf=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" full a b c | tr '\n' '|')
+ok "boot-plan: one shared boot, a boot per '# boot: own' test, '# also-flavour' boots in the full suite only" \
+	[ "$bpq#$bpf" = "shared - a c|b - b|#shared - a c|b - b|c@debug-x debug-x c|" ]
+ok "boot-plan: an unknown suite is refused (exit 2)" \
+	sh -c "\"$top/qemu/boot-plan.sh\" fast a 2>/dev/null; [ \$? = 2 ]"
+
+# lava-jobs.sh (make lava-jobs; LAVA's own schema check needs lava-common,
+# which make test does not install): a job per boot of both suites and of
+# the bench, each naming the tests its boot runs
+"$top/qemu/lava-jobs.sh" "$tmp/lava" > /dev/null 2>&1
+nb=$(( $("$top/qemu/boot-plan.sh" quick $("$top/qemu/suite-list.sh" quick) | wc -l) +
+	$("$top/qemu/boot-plan.sh" full $("$top/qemu/suite-list.sh" full) | wc -l) + 2 ))
+qs=$("$top/qemu/boot-plan.sh" quick $("$top/qemu/suite-list.sh" quick) | sed -n 's/^shared - //p' | tr ' ' ',')
+ok "lava-jobs: one job per boot of make test, make test-full and make bench ($nb)" \
+	[ "$(ls "$tmp"/lava/*.yaml 2>/dev/null | wc -l)" = "$nb" ]
+ok "lava-jobs: the quick shared job boots with the tests of the quick shared boot, results on the console" \
+	grep -q "tierswap.tests=$qs tierswap.suite=quick tierswap.results=console\"'\$" "$tmp/lava/test-quick-shared.yaml"
+
+# kcidb.py: a run's times.tsv and boots as KCIDB JSON
+mkdir -p "$tmp/kc/shared" "$tmp/kc/own"
+printf 'boot\ttest\tseconds\tresult\nhost\tframe\t3\tPASS\nshared\ta\t1.5\tPASS\nshared\tb\t2\tFAIL\nown\tc\t-\t?\n' > "$tmp/kc/times.tsv"
+printf 'qemu_rc=0 wall_s=9\n' > "$tmp/kc/shared/boot.info"
+printf '### guest up 1\n### guest done 9\n' > "$tmp/kc/shared/results.log"
+printf 'qemu_rc=124 wall_s=9\n' > "$tmp/kc/own/boot.info"
+printf '### guest up 1\n' > "$tmp/kc/own/results.log"
+kc=$("$top/qemu/kcidb.py" "$tmp/kc" patched debug | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["version"]["major"], d["builds"][0]["config_name"], d["builds"][0]["checkout_id"] == d["checkouts"][0]["id"],
+      " ".join(t["path"] + "=" + t["status"] for t in d["tests"]))')
+ok "kcidb: one build, a test per row (host, PASS, FAIL, ERROR) and a boot test per guest boot (killed: FAIL)" \
+	[ "$kc" = "4 patched-debug True tierswap.host.frame=PASS tierswap.a=PASS tierswap.b=FAIL tierswap.c=ERROR boot=PASS boot=FAIL" ]
+
+# config-final.awk: what build-kernel.sh checks after kconfig is each
+# option's last setting over the flavour's fragments
+printf 'CONFIG_A=y\nCONFIG_B=y\n# note\n' > "$tmp/frag1"
+printf '# CONFIG_A is not set\nCONFIG_C=m\n' > "$tmp/frag2"
+ok "config-final: a later fragment overrides an earlier one, options in first-seen order" \
+	[ "$(cat "$tmp/frag1" "$tmp/frag2" | awk -f "$top/qemu/config-final.awk" | tr '\n' '|')" = "# CONFIG_A is not set|CONFIG_B=y|CONFIG_C=m|" ]
+nothp=$(cat "$top/qemu/kernel.config" "$top/qemu/debug.config" "$top/qemu/nothp.config" |
+	awk -f "$top/qemu/config-final.awk" | grep -E '^(# )?CONFIG_(TRANSPARENT_HUGEPAGE|TRANSPARENT_HUGEPAGE_MADVISE|THP_SWAP)[ =]' | tr '\n' '|')
+ok "config-final: the debug-nothp flavour ends with THP and THP_SWAP off" \
+	[ "$nothp" = "# CONFIG_TRANSPARENT_HUGEPAGE is not set|# CONFIG_TRANSPARENT_HUGEPAGE_MADVISE is not set|# CONFIG_THP_SWAP is not set|" ]
+bad=
+for f in $(grep -l '^# also-flavour:' "$top"/qemu/tests/*.sh); do
+	fl=$(sed -n 's/^# also-flavour: *//p' "$f")
+	grep -q "^$fl) frags=" "$top/qemu/build-kernel.sh" || bad="$bad $(basename "$f") ($fl)"
+done
+ok "also-flavour: every flavour a guest test asks for is one build-kernel.sh builds${bad:+:$bad}" [ -z "$bad" ]
+
 # coverage-check.sh: this checkout passes; each kind of gap fails
 ok "coverage: docs/test-coverage.md holds for this checkout's series and tests" "$top/qemu/coverage-check.sh"
 cov() { # name: a copy of the coverage inputs in $tmp/cov-NAME, echoes it

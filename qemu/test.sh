@@ -91,17 +91,11 @@ else
 	fi
 fi
 
-# A test with the header line "# boot: own" runs in a boot of its own (e.g. it
-# changes state that lasts for the rest of a boot); the others share one boot.
-shared= own=
-for n in $names; do
-	if [ -f "$top/qemu/tests/$n.sh" ] && grep -q '^# boot: *own *$' "$top/qemu/tests/$n.sh"; then
-		own="$own $n"
-	else
-		shared="$shared $n"
-	fi
-done
-total=$(echo $names | wc -w)
+# Which boots run which tests (qemu/boot-plan.sh: "# boot: own" and, in the
+# full suite, "# also-flavour: F" headers); a line per boot.
+mapfile -t boots < <([ -n "$names" ] && "$top/qemu/boot-plan.sh" "$suite" $names)
+total=0
+for b in "${boots[@]}"; do set -- $b; total=$((total + $# - 2)); done
 done_n=0
 
 # progress LOGS LABEL NAME...: a line for each test that ended since the last
@@ -122,10 +116,11 @@ progress() {
 judged=
 
 # guest_boot LABEL NAME...: one boot of the guest running those tests, judged.
+# GUEST_TAG: another kernel than TREE-FLAVOUR.
 guest_boot() {
 	local label=$1 logs=$run/$1 out p f s pid rc=0
 	shift
-	BOOT_LOGS=$logs "$top/qemu/boot.sh" test "$tag" "$@" > /dev/null &
+	BOOT_LOGS=$logs "$top/qemu/boot.sh" test "${GUEST_TAG:-$tag}" "$@" > /dev/null &
 	pid=$!
 	while kill -0 "$pid" 2> /dev/null; do
 		progress "$logs" "$label" "$@"
@@ -144,22 +139,32 @@ guest_boot() {
 	read -r _ _ p f s < <(echo "$out" | tail -n 1)
 	add "$p" "$f" "$s"
 	# The time table: each test's seconds and the verdict report.sh gave it.
-	awk -f "$top/qemu/times.awk" "$logs/results.log" | while IFS=$'\t' read -r t secs; do
-		v=$(echo "$out" | awk -v t="$t" '($1 == "PASS" || $1 == "FAIL") && $2 == t { print $1; exit }')
-		printf '%s\t%s\t%s\t%s\n' "$label" "$t" "$secs" "${v:-?}" >> "$times"
-	done
+	echo "$out" > "$logs/report.txt"
+	"$top/qemu/boot-rows.sh" "$logs" "$label" "$logs/report.txt" >> "$times"
 	awk '/^### guest up/ { print "guest: first test at " $4 " s of guest uptime" }' "$logs/results.log" | tr -d '\r'
 	cat "$logs/boot.info"
 	echo "logs: ${logs#"$top"/}"
 }
 
-if [ -n "$shared" ]; then
-	echo "== guest: $tag, suite $suite ($(echo $shared | wc -w) tests in one boot)"
-	guest_boot shared $shared
-fi
-for n in $own; do
-	echo "== guest: $tag (own boot: $n)"
-	guest_boot "$n" "$n"
+for b in "${boots[@]}"; do
+	set -- $b
+	label=$1 fl=$2
+	shift 2
+	if [ "$label" = shared ]; then
+		echo "== guest: $tag, suite $suite ($# tests in one boot)"
+		guest_boot shared "$@"
+	elif [ "$fl" = - ]; then
+		echo "== guest: $tag (own boot: $1)"
+		guest_boot "$label" "$@"
+	else
+		echo "== guest: $tree-$fl (own boot: $1)"
+		if ! make -s -C "$top" guest-image TREE="$tree" FLAVOUR="$fl" KSELFTEST_PARTS=none; then
+			echo "FAIL guest: could not build the $tree-$fl guest image for $1"
+			tf=$((tf + 1))
+			continue
+		fi
+		GUEST_TAG=$tree-$fl guest_boot "$label" "$@"
+	fi
 done
 
 # The budget, seen every run: every test's seconds, longest first; per boot.
@@ -179,6 +184,9 @@ if [ -n "$names" ]; then
 	[ "$suite" = quick ] && [ -z "$only" ] &&
 		echo "quick suite: $guest_s s of guest time, budget $budget s$([ "$guest_s" -gt "$budget" ] && echo ': OVER BUDGET')"
 fi
+# KernelCI's format too (qemu/kcidb.py), for dashboards that read it.
+"$top/qemu/kcidb.py" "$run" "$tree" "$flavour" > "$run/kcidb.json" &&
+	echo "results: ${run#"$top"/}/times.tsv, kcidb.json"
 echo "wall: $(($(date +%s) - start)) s"
 echo "$tp passed, $tf failed, $ts skipped"
 [ "$tf" -eq 0 ]

@@ -1,0 +1,41 @@
+#!/bin/bash
+# The boots that run a list of guest tests: boot-plan.sh SUITE NAME...
+# One line per boot: "LABEL FLAVOUR NAME...", FLAVOUR "-" for the run's own
+# kernel flavour. The tests share one boot (label "shared") except:
+#  - a test with the header line "# boot: own" (it changes state that lasts
+#    for the rest of a boot, e.g. enabling zswap) gets a boot of its own,
+#    labelled by its name;
+#  - in the full suite, a test with "# also-flavour: F" runs once more, in a
+#    boot of its own on the F flavour of the same tree (qemu/build-kernel.sh),
+#    labelled NAME@F.
+# qemu/test.sh runs these boots; qemu/lava-jobs.sh writes a LAVA job for each.
+# BOOT_PLAN_TESTS: another directory of tests (the frame's own tests).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+tests=${BOOT_PLAN_TESTS:-$top/qemu/tests}
+suite=${1:?suite}
+shift
+case "$suite" in
+quick | full) ;;
+*) echo "boot-plan: unknown suite '$suite' (quick or full)" >&2; exit 2 ;;
+esac
+
+header() { # header NAME KEY: the value of "# KEY: value" in the test, if any
+	sed -n "s/^# $2: *\\([a-z0-9-]*\\) *\$/\\1/p" "$tests/$1.sh" 2>/dev/null | head -n 1
+}
+
+shared= own= extra=
+for n in "$@"; do
+	if [ "$(header "$n" boot)" = own ]; then
+		own="$own $n"
+	else
+		shared="$shared $n"
+	fi
+	f=$(header "$n" also-flavour)
+	[ "$suite" = full ] && [ -n "$f" ] && extra="$extra $n@$f"
+done
+[ -n "$shared" ] && echo "shared -$shared"
+for n in $own; do echo "$n - $n"; done
+for x in $extra; do echo "$x ${x#*@} ${x%@*}"; done
+exit 0
