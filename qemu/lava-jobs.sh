@@ -101,7 +101,7 @@ actions:
     monitors:
     - name: tierswap-$mode
       start: "### guest up"
-      end: "### guest done"
+      end: "### lava done"
       pattern: "### lava (?P<test_case_id>[-_a-zA-Z0-9.@]+) (?P<result>pass|fail)"
 YAML
 }

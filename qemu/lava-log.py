@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Split a standalone lava-run's log for the lab's judge (qemu/report.sh).
 
-lava-log.py LAVA_LOG OUTDIR writes, from the YAML records lava-run prints
-("- {dt: ..., lvl: ..., msg: ...}"):
+lava-log.py LAVA_LOG OUTDIR writes, from the records lava-run prints, one
+YAML flow mapping per line ({"dt": ..., "lvl": ..., "msg": ...}):
   OUTDIR/console.log  every line the device printed (lvl target): the
                       kernel console and, with tierswap.results=console,
                       the tests' output, as report.sh reads them
@@ -19,9 +19,22 @@ import yaml
 
 
 def records(path):
+    """The log's records; a line that is not one (a stray print) is skipped."""
+    recs = []
     with open(path, encoding="utf-8", errors="replace") as f:
-        data = yaml.safe_load(f)
-    return data if isinstance(data, list) else []
+        for line in f:
+            line = line.strip()
+            if line.startswith("- "):
+                line = line[2:]
+            if not line.startswith("{"):
+                continue
+            try:
+                rec = yaml.safe_load(line)
+            except yaml.YAMLError:
+                continue
+            if isinstance(rec, dict):
+                recs.append(rec)
+    return recs
 
 
 def main(argv):
