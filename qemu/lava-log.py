@@ -6,7 +6,8 @@ YAML flow mapping per line ({"dt": ..., "lvl": ..., "msg": ...}):
   OUTDIR/console.log  every line the device printed (lvl target): the
                       kernel console and, with tierswap.results=console,
                       the tests' output, as report.sh reads them
-  OUTDIR/results.log  the same lines (report.sh finds its ### markers there)
+  OUTDIR/results.log  a link to console.log (report.sh finds its ###
+                      markers there)
   OUTDIR/lava-results.tsv  LAVA's own view: one line per LAVA test case
                       (lvl results): suite, case, result
 and prints LAVA's job result (the "job" case of the lava suite) or
@@ -60,10 +61,13 @@ def main(argv):
                             str(msg.get("result", ""))))
             if msg.get("definition") == "lava" and msg.get("case") == "job":
                 job = str(msg.get("result"))
-    text = "".join(line + "\n" for line in lines)
-    for name in ("console.log", "results.log"):
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
+    with open(os.path.join(out, "console.log"), "w", encoding="utf-8") as f:
+        f.write("".join(line + "\n" for line in lines))
+    # one serial port: report.sh's results.log is the same stream
+    res_log = os.path.join(out, "results.log")
+    if os.path.lexists(res_log):
+        os.remove(res_log)
+    os.symlink("console.log", res_log)
     with open(os.path.join(out, "lava-results.tsv"), "w", encoding="utf-8") as f:
         for row in results:
             f.write("\t".join(row) + "\n")
