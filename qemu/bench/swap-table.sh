@@ -11,8 +11,9 @@
 #    512 slots of 8 bytes; absent on kernels without them, counted 0), as
 #    active_objs x objsize of /proc/slabinfo, each cache shrunk first (so
 #    per-CPU slabs are flushed and active_objs is exact); tables that are
-#    whole pages (mm-patches 0008: no swap_table cache) as the kernel's
-#    debugfs swap/tables x swap/table_bytes. All as deltas against
+#    whole pages (mm-patches 0007: no swap_table cache) by the kernel's
+#    own count, /proc/vmstat swap_table_alloc - swap_table_free (0009), x
+#    the page size. All as deltas against
 #    a baseline taken right before swapon. Three points: (a) right after
 #    swapon (empty; per slot of the device's capacity), (b) with ~90% of the
 #    slots used by anon pages that MADV_PAGEOUT pushed out of a process that
@@ -106,15 +107,16 @@ mib() {
 # into another cache (then /proc/slabinfo lists only that one, and
 # /sys/kernel/slab/swap_table is a link to it), that cache, with a warning:
 # its delta then counts the other users of that cache too.
-# Page-sized tables (mm-patches 0008) are not slab objects: they are
-# counted by the kernel's own counter, debugfs swap/tables (x table_bytes;
-# a page each, so their slab-page bytes are the same number).
-ST_CACHE= ST_NOTE="absent (counted 0)" ST_DEBUGFS=
+# Page-sized tables (mm-patches 0007) are not slab objects: they are
+# counted by the kernel's own counter, /proc/vmstat swap_table_alloc -
+# swap_table_free (x the page size, 4096 here; a page each, so their
+# slab-page bytes are the same number).
+ST_CACHE= ST_NOTE="absent (counted 0)" ST_VMSTAT=
 find_table_cache() {
 	local name rest t
-	if [ -r /sys/kernel/debug/swap/tables ] && [ ! -e /sys/kernel/slab/swap_table ]; then
-		ST_DEBUGFS=/sys/kernel/debug/swap
-		ST_NOTE="pages of $(cat "$ST_DEBUGFS/table_bytes") bytes, counted by debugfs swap/tables"
+	if grep -q '^swap_table_alloc ' /proc/vmstat && [ ! -e /sys/kernel/slab/swap_table ]; then
+		ST_VMSTAT=1
+		ST_NOTE="pages of 4096 bytes, counted by /proc/vmstat swap_table_alloc - swap_table_free"
 		return 0
 	fi
 	while read -r name rest; do
@@ -153,9 +155,15 @@ slab_snap() {
 		[ "$name" = radix_tree_node ] && RT_N=$a RT_SZ=$sz RT_PB=$((ns * pps * 4096))
 		[ -n "$ST_CACHE" ] && [ "$name" = "$ST_CACHE" ] && ST_N=$a ST_SZ=$sz ST_PB=$((ns * pps * 4096))
 	done < /proc/slabinfo
-	if [ -n "$ST_DEBUGFS" ]; then
-		read -r ST_N < "$ST_DEBUGFS/tables"
-		read -r ST_SZ < "$ST_DEBUGFS/table_bytes"
+	if [ -n "$ST_VMSTAT" ]; then
+		local k v alloc=0 free=0
+		while read -r k v; do
+			case $k in
+			swap_table_alloc) alloc=$v ;;
+			swap_table_free) free=$v ;;
+			esac
+		done < /proc/vmstat
+		ST_N=$((alloc - free)) ST_SZ=4096
 		ST_PB=$((ST_N * ST_SZ))
 	fi
 }

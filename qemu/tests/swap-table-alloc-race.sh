@@ -2,7 +2,7 @@
 # timeout: 900
 # suite: full
 # Swap table allocations failing at random while large folios swap out and
-# in from several processes at once, then swapoff (mm-patches 0006, 0008,
+# in from several processes at once, then swapoff (mm-patches 0007,
 # 0010; issue 15, item 4c). One device at a time, 128M zram: solid state
 # (the cluster allocator; 64K mTHP and 2M THP folios) and rotational (the
 # scan; order 0). Fault injection fails SWT_PERCENT (30) percent of the
@@ -27,9 +27,9 @@ cleanup() {
 	return 0
 }
 
-if ! swt_fault_setup || [ ! -r "$SWT_TABLES" ]; then
+if ! swt_fault_setup || ! swt_counted; then
 	plan 1
-	skip "no swap tables or no debugfs swap/tables: a kernel without mm-patches 0004-0009"
+	skip "no swap tables or no swap_table_alloc in /proc/vmstat: a kernel without mm-patches 0004-0009"
 	exit 0
 fi
 plan 12
@@ -39,7 +39,7 @@ trap 'exit 143' TERM INT
 	bail "no $SWT_FS with a stack filter (qemu/debug.config)"
 [ -z "$(awk 'NR > 1' /proc/swaps)" ] || bail "another swap device is on: $(awk 'NR > 1 { print $1 }' /proc/swaps)"
 sleep 1
-t0=$(cat "$SWT_TABLES")
+t0=$(swt_tables)
 thp_set pmd madvise
 thp_set 64kB always
 
@@ -68,7 +68,7 @@ one_device() {
 	check "$kind: pages went out and came back all the same (pswpout ${out:-?}, pswpin ${in:-?}, each >= 12M)" \
 		sh -c "[ '${out:-0}' -ge 3072 ] && [ '${in:-0}' -ge 3072 ]"
 	check "$kind: swapoff succeeds" swapoff "$DEV"
-	check "$kind: every table freed after swapoff (swap/tables back to $t0)" swt_tables_become "$t0"
+	check "$kind: every table freed after swapoff (tables back to $t0)" swt_tables_become "$t0"
 	zram_swap_down "$DEV"
 	DEV=
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # timeout: 900
 # suite: full
-# Lockless swap table readers while tables come and go (mm-patches 0004-0006,
-# 0008; issue 15, item 4b). A cluster's table is freed when its last slot
+# also-flavour: debug-nothp
+# Lockless swap table readers while tables come and go (mm-patches 0004,
+# 0006, 0007; issue 15, item 4b). A cluster's table is freed when its last slot
 # is and allocated again when one is taken; readers look slots up under RCU
 # only: readahead (neighbouring slots, often another process's), mincore(),
 # faults racing swap-in. On tierblk synchronous=0 (the swap cache path),
@@ -14,6 +15,10 @@
 #  - swapstress, random access through a 4M memcg, run after run:
 #    readahead around random slots;
 #  - scprobe mincore on anon and on shmem, run after run.
+# The full suite runs it twice: on the debug kernel (THP_SWAP: 512-slot
+# clusters, a table is a page freed after a grace period) and on
+# debug-nothp (256-slot clusters, 2 KiB tables from the SLAB_TYPESAFE_BY_RCU
+# swap_table cache, which a reader may find reused for another cluster).
 # Must hold: every program exits clean (every page it read verified),
 # readahead and discards happened, swapoff succeeds and frees every table;
 # the runner fails the test on any kernel splat (KASAN: a freed table read).
@@ -41,9 +46,9 @@ cleanup() {
 	return 0
 }
 
-if ! swt_fault_setup || [ ! -r "$SWT_TABLES" ]; then
+if ! swt_fault_setup || ! swt_counted; then
 	plan 1
-	skip "no swap tables or no debugfs swap/tables: a kernel without mm-patches 0004-0009"
+	skip "no swap tables or no swap_table_alloc in /proc/vmstat: a kernel without mm-patches 0004-0009"
 	exit 0
 fi
 plan 9
@@ -55,7 +60,7 @@ rm -rf "$W" && mkdir -p "$W"
 tierblk_unload
 for c in $CGS; do memcg_destroy "$c" 2>/dev/null; done
 sleep 1
-t0=$(cat "$SWT_TABLES")
+t0=$(swt_tables)
 tierblk_load size=256M || bail "insmod tierblk failed"
 tierblk_set 0 synchronous 0 || bail "tierblk synchronous=0 failed"
 mkswap /dev/tierblk0 >/dev/null && "$SWAPON_PRIO" --discard=pages /dev/tierblk0 ||
@@ -134,5 +139,5 @@ ra=$(($(vmstat_get swap_ra) - ra0)) d=$(($(tierblk_stat 0 discards) - d0))
 check "readahead looked up neighbouring slots meanwhile (swap_ra +$ra)" ge "$ra" 1
 check "clusters that emptied were discarded (tierblk discards +$d)" ge "$d" 1
 check "swapoff succeeds" swapoff /dev/tierblk0
-check "every table freed after swapoff (swap/tables back to $t0)" swt_tables_become "$t0"
+check "every table freed after swapoff (tables back to $t0)" swt_tables_become "$t0"
 tap_status

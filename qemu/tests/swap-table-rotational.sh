@@ -7,7 +7,7 @@
 # slot, as on a solid state device. Before 0010 it got every table at
 # swapon: 2 MiB of tables per GiB of swap, pinned while the device is empty.
 #  1. swapon of a 2G rotational zram: only the header's cluster has a table
-#     (debugfs swap/tables; before 0010, all 1024);
+#     (swap_table_alloc - swap_table_free; before 0010, all 1024);
 #  2. 32M swapped out: about 16 tables (the scan fills clusters in
 #     order), every page verified; after the process exits, the tables go,
 #     but for the clusters of the slots 6.12's per-cpu slots cache holds
@@ -36,9 +36,9 @@ PAGES=$((MB * 256))
 LEFT=$((1 + 4 * $(grep -c "^processor" /proc/cpuinfo)))
 ROT=
 
-# tables_settled: swap/tables once a freed page table's RCU grace period
+# tables_settled: the tables in memory once a freed page table's RCU grace period
 # is over
-tables_settled() { sleep 1; cat "$SWT_TABLES"; }
+tables_settled() { sleep 1; swt_tables; }
 
 TMPFS=/tmp/swap-table-rotational.fs
 CG=swap-table-rotational
@@ -52,9 +52,9 @@ cleanup() {
 	return 0
 }
 
-if ! swt_fault_setup || [ ! -r "$SWT_TABLES" ]; then
+if ! swt_fault_setup || ! swt_counted; then
 	plan 1
-	skip "no swap tables or no debugfs swap/tables: a kernel without mm-patches 0004-0009"
+	skip "no swap tables or no swap_table_alloc in /proc/vmstat: a kernel without mm-patches 0004-0009"
 	exit 0
 fi
 plan 18
@@ -63,14 +63,14 @@ trap 'exit 143' TERM INT
 [ -w "$SWT_FS/require-start" ] ||
 	bail "no $SWT_FS with a stack filter (qemu/debug.config)"
 [ -z "$(awk 'NR > 1' /proc/swaps)" ] || bail "another swap device is on: $(awk 'NR > 1 { print $1 }' /proc/swaps)"
-bytes=$(cat "$SWT_TABLE_BYTES")
+bytes=$(swt_table_bytes)
 sleep 1
-t0=$(cat "$SWT_TABLES")
+t0=$(swt_tables)
 ROT=$(zram_rot_swap_up "$SIZE") || bail "rotational zram swap failed"
 check "$ROT took the rotational path (no SS flag)" swapon_not_ssd "$ROT"
-t1=$(cat "$SWT_TABLES")
+t1=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}; swapon of $SIZE rotational: $((t1 - t0)) tables, $(((t1 - t0) * bytes)) bytes ($bytes a table; all of them: 1024 tables, $((1024 * bytes)) bytes)"
-check "swapon gave only the header's cluster a table (swap/tables $t0 -> $t1)" \
+check "swapon gave only the header's cluster a table (tables $t0 -> $t1)" \
 	swt_tables_become $((t0 + 1))
 
 # 2. use, then free
@@ -78,7 +78,7 @@ swapstress --size ${MB}M --thp never --pageout madvise --stop-after-pageout > "$
 pid=$!
 t2=
 if wait_stopped $pid 120; then
-	t2=$(cat "$SWT_TABLES")
+	t2=$(swt_tables)
 	kill -CONT $pid
 else
 	kill -9 $pid 2>/dev/null
@@ -141,12 +141,12 @@ check "fault injection armed: every $SWT_KIND from $3, sleeping or not" swt_inje
 ss "no table can be allocated: 8M anon, every page verified" \
 	--size 8M --thp never --pageout madvise
 n=$(swt_injected)
-t5=$(cat "$SWT_TABLES")
+t5=$(swt_tables)
 swt_inject_off
 check "table allocations were tried and failed ($n injected)" ge "$n" 1
 check "8M swapped out all the same, into clusters that had a table (pswpout_pageout $(kv_get "$OUT" pswpout_pageout) >= 90%)" \
 	ge "$(kv_get "$OUT" pswpout_pageout)" $((8 * 256 * 9 / 10))
-check "no table was allocated meanwhile (swap/tables $t4 -> $t5)" [ "$t5" -le "$t4" ]
+check "no table was allocated meanwhile (tables $t4 -> $t5)" [ "$t5" -le "$t4" ]
 check "the tmpfs file read back from swap is intact" [ "$(md5sum < "$TMPFS/f")" = "$sum0" ]
 rm -f "$TMPFS/f"
 umount "$TMPFS"
@@ -154,5 +154,5 @@ memcg_destroy "$CG"
 
 # 5.
 check "swapoff succeeds" swapoff "$ROT"
-check "every table freed after swapoff (swap/tables back to $t0)" swt_tables_become "$t0"
+check "every table freed after swapoff (tables back to $t0)" swt_tables_become "$t0"
 tap_status

@@ -1,14 +1,19 @@
 # Guest helpers for the swap table tests (swap-table-alloc-fail,
-# swap-table-rotational; mm-patches 0006, 0008-0010).
+# swap-table-rotational; mm-patches 0007, 0009, 0010).
 #
-#   SWT_TABLES, SWT_TABLE_BYTES  debugfs swap/tables (tables allocated and
-#                            not yet freed) and swap/table_bytes (a table's
-#                            size), from mm-patches 0009
+#   swt_counted              true if /proc/vmstat counts swap tables
+#                            (swap_table_alloc, swap_table_free: 0009)
+#   swt_tables               the tables in memory: swap_table_alloc -
+#                            swap_table_free (a freed page table counts
+#                            until its RCU grace period ends)
+#   swt_table_bytes          the size of one table: a page, or the
+#                            swap_table cache's object size
 #   swt_fault_setup          SWT_FS and SWT_KIND: the fault injection that
-#                            can fail a table allocation: fail_page_alloc
-#                            when a table is a page (0008), failslab on the
-#                            swap_table cache otherwise; false (SWT_FS
-#                            empty) on a kernel without swap tables
+#                            can fail a table allocation: failslab on the
+#                            swap_table cache when tables come from it,
+#                            fail_page_alloc when they are pages (0007,
+#                            known by the counter); false (SWT_FS empty)
+#                            on a kernel without swap tables
 #   sym_range NAME...        "start end name" (hex, no 0x) of the first of
 #                            the NAMEs that is a text symbol in
 #                            /proc/kallsyms (an inlined function has none:
@@ -23,19 +28,33 @@
 #                            (100) of them
 #   swt_inject_off           no more failures
 #   swt_injected             failures injected since swt_inject_on
-#   swt_tables_become N      SWT_TABLES reads N within 5 s (a freed page
+#   swt_tables_become N      swt_tables reads N within 5 s (a freed page
 #                            table counts until its RCU grace period ends)
 
 SWT_SLAB=/sys/kernel/slab/swap_table
-SWT_TABLE_BYTES=/sys/kernel/debug/swap/table_bytes
-SWT_TABLES=/sys/kernel/debug/swap/tables
 SWT_TIMES=1000000
 
+swt_counted() { grep -q '^swap_table_alloc ' /proc/vmstat; }
+
+swt_tables() {
+	awk '$1 == "swap_table_alloc" { a = $2 } $1 == "swap_table_free" { f = $2 }
+		END { print a - f }' /proc/vmstat
+}
+
+swt_table_bytes() {
+	# busybox has no getconf: the page size a mapping reports
+	if [ -d "$SWT_SLAB" ]; then
+		cat "$SWT_SLAB/object_size"
+	else
+		awk '$1 == "KernelPageSize:" { print $2 * 1024; exit }' /proc/self/smaps
+	fi
+}
+
 swt_fault_setup() {
-	if [ -r "$SWT_TABLE_BYTES" ] && [ "$(cat "$SWT_TABLE_BYTES")" = 4096 ]; then
-		SWT_FS=/sys/kernel/debug/fail_page_alloc SWT_KIND="page allocation"
-	elif [ -d "$SWT_SLAB" ]; then
+	if [ -d "$SWT_SLAB" ]; then
 		SWT_FS=/sys/kernel/debug/failslab SWT_KIND="swap_table slab allocation"
+	elif swt_counted; then
+		SWT_FS=/sys/kernel/debug/fail_page_alloc SWT_KIND="page allocation"
 	else
 		SWT_FS= SWT_KIND=
 		return 1
@@ -76,9 +95,9 @@ swt_injected() { echo $((SWT_TIMES - $(cat "$SWT_FS/times"))); }
 
 swt_tables_become() {
 	local i=0
-	while [ "$(cat "$SWT_TABLES")" != "$1" ] && [ $i -lt 50 ]; do
+	while [ "$(swt_tables)" != "$1" ] && [ $i -lt 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	[ "$(cat "$SWT_TABLES")" = "$1" ]
+	[ "$(swt_tables)" = "$1" ]
 }
