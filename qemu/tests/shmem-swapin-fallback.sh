@@ -18,38 +18,16 @@
 SIZE=8M
 PAGES=2048
 CG=/sys/fs/cgroup/shmem-swapin-fallback
-FPA=/sys/kernel/debug/fail_page_alloc
-FPA_TIMES=1000000
 
 cleanup() {
 	[ -n "$sspid" ] && kill -CONT "$sspid" 2>/dev/null && kill -9 "$sspid" 2>/dev/null
 	wait 2>/dev/null
-	fpa_off
+	large_fail_off
 	rmdir "$CG" 2>/dev/null
 	[ -n "$pc0" ] && echo "$pc0" > /proc/sys/vm/page-cluster
 	thp_reset
 	tierblk_swapoff 0 2>/dev/null
 	tierblk_unload 2>/dev/null
-}
-
-# fail every allocation of order >= 4 made with a return address in
-# [$1, $2) on the stack, user pages (highmem, may sleep) included
-fpa_on() {
-	echo N > "$FPA/ignore-gfp-highmem" && echo N > "$FPA/ignore-gfp-wait" &&
-		echo 4 > "$FPA/min-order" &&
-		echo "0x$1" > "$FPA/require-start" && echo "0x$2" > "$FPA/require-end" &&
-		echo 32 > "$FPA/stacktrace-depth" && echo 0 > "$FPA/space" &&
-		echo 1 > "$FPA/interval" && echo 0 > "$FPA/verbose" &&
-		echo "$FPA_TIMES" > "$FPA/times" && echo 100 > "$FPA/probability"
-}
-
-# no more failures; the filters back to the kernel's defaults
-fpa_off() {
-	[ -w "$FPA/probability" ] || return 0
-	echo 0 > "$FPA/probability"
-	echo 0 > "$FPA/min-order"
-	echo Y > "$FPA/ignore-gfp-highmem"
-	echo Y > "$FPA/ignore-gfp-wait"
 }
 
 PATCHED=no
@@ -59,8 +37,8 @@ PATCHED=no
 if [ "$PATCHED" = yes ]; then plan 6; else plan 4; fi
 trap cleanup EXIT
 trap 'exit 143' TERM INT
-[ -w "$FPA/require-start" ] ||
-	bail "no $FPA with a stack filter (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER: qemu/debug.config)"
+[ -w "$LARGE_FAIL/require-start" ] ||
+	bail "no $LARGE_FAIL with a stack filter (CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_STACKTRACE_FILTER: qemu/debug.config)"
 SYM=$(sym_range shmem_swapin_direct shmem_swapin_folio shmem_get_folio_gfp) ||
 	bail "no shmem swap-in symbol in /proc/kallsyms"
 set -- $SYM
@@ -81,12 +59,12 @@ sspid=$!
 wait_stopped "$sspid" 300 || bail "swapstress did not stop after pageout: $(cat /tmp/ssfb.out)"
 memcg_drain_swapcache "$CG" 120 >&2 || diag "swap cache not drained"
 ra0=$(vmstat_get swap_ra)
-fpa_on "$SYM_START" "$SYM_END" || bail "fail_page_alloc setup failed"
+large_fail_on "$SYM_START" "$SYM_END" 100 || bail "fail_page_alloc setup failed"
 kill -CONT "$sspid"
 wait "$sspid"
 sspid=
-injected=$((FPA_TIMES - $(cat "$FPA/times")))
-fpa_off
+injected=$(large_fail_count)
+large_fail_off
 ra=$(( $(vmstat_get swap_ra) - ra0 ))
 sc=$(awk '$1 == "SwapCached:" { print $2 }' /proc/meminfo)
 large=$(kv_get /tmp/ssfb.out folio_pages_large)

@@ -59,7 +59,14 @@ one_case() {
 	diag "$what: fill $(kv_get /tmp/ss.out fill_ms) ms, pageout $(kv_get /tmp/ss.out pageout_ms) ms, readback $(kv_get /tmp/ss.out access_ms) ms"
 	check_eq "$what: every page verified, none corrupt" "$PAGES 0" \
 		"$(kv_get /tmp/ss.out pages_verified) $(kv_get /tmp/ss.out corrupt)"
-	if [ "$(kv_get /tmp/ss.out pswpout_pageout)" -ge $((PAGES * 9 / 10)) ] &&
+	# Written by MADV_PAGEOUT, or by the memcg reclaim that drains the swap
+	# cache: once (a quick run, synchronous=0 64K after the order-0 case)
+	# MADV_PAGEOUT wrote the 1648 pages of large folios the fill got and
+	# none of the 400 order-0 ones, which went out in the drain; not seen
+	# again, nor with a mixed region forced (shmem-pageout-mixed).
+	[ "$(kv_get /tmp/ss.out pswpout_pageout)" -ge $((PAGES * 9 / 10)) ] ||
+		diag "$what: MADV_PAGEOUT wrote $(kv_get /tmp/ss.out pswpout_pageout) of $PAGES pages, the drain the rest"
+	if [ "$(kv_get /tmp/ss.out pswpout)" -ge $((PAGES * 9 / 10)) ] &&
 		[ "$(kv_get /tmp/ss.out pswpin)" -ge $((PAGES * 9 / 10)) ]; then
 		pass "$what: paged out and read back from the device"
 	else

@@ -20,6 +20,14 @@
 #                                plus what the swap cache still holds (freed
 #                                lazily, e.g. a folio whose read failed), 10 s
 #                                at most; swapoff is the exact leak check
+#   large_fail_on START END PCT  fail PCT% of the allocations of order >= 4
+#                                (a 64K folio or larger) made with a return
+#                                address in [START, END) on the stack
+#                                (sym_range), user pages (highmem, may
+#                                sleep) included; large_fail_count counts
+#                                them from here
+#   large_fail_count             failures injected since large_fail_on
+#   large_fail_off               no more; the filters back to the defaults
 
 order_setup() {
 	thp_reset
@@ -82,4 +90,29 @@ wait_swap_released() {
 	done
 	echo "swap used on $1: $(swap_used_on "$1") KiB, more than $slack KiB"
 	return 1
+}
+
+LARGE_FAIL=/sys/kernel/debug/fail_page_alloc
+LARGE_FAIL_TIMES=1000000
+
+large_fail_on() {
+	local f=$LARGE_FAIL
+	echo N > "$f/ignore-gfp-highmem" && echo N > "$f/ignore-gfp-wait" &&
+		echo 4 > "$f/min-order" &&
+		echo "0x$1" > "$f/require-start" && echo "0x$2" > "$f/require-end" &&
+		echo 32 > "$f/stacktrace-depth" && echo 0 > "$f/space" &&
+		echo 1 > "$f/interval" && echo 0 > "$f/verbose" &&
+		echo "$LARGE_FAIL_TIMES" > "$f/times" && echo "$3" > "$f/probability"
+}
+
+large_fail_count() {
+	echo $((LARGE_FAIL_TIMES - $(cat "$LARGE_FAIL/times")))
+}
+
+large_fail_off() {
+	[ -w "$LARGE_FAIL/probability" ] || return 0
+	echo 0 > "$LARGE_FAIL/probability"
+	echo 0 > "$LARGE_FAIL/min-order"
+	echo Y > "$LARGE_FAIL/ignore-gfp-highmem"
+	echo Y > "$LARGE_FAIL/ignore-gfp-wait"
 }
