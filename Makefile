@@ -18,7 +18,7 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 	libssl-dev:/usr/include/openssl/ssl.h cpio:cpio busybox-static:/bin/busybox \
 	qemu-system-x86:qemu-system-x86_64 fio:fio nbd-client:nbd-client ccache:ccache \
 	rsync:rsync kmod:kmod xz-utils:xz patch:patch util-linux:flock \
-	python3:python3 git:git \
+	python3:python3 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py git:git \
 	$(shell cat $(TOP)/qemu/deps.* 2>/dev/null)
 
 # Only the LAVA targets install these (docs/lava.md); make test never does.
@@ -42,7 +42,8 @@ help:
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
 	@echo "make series-check    build the kernel at every patch of the series, checkpatch --strict each: a table"
-	@echo "make lava-jobs       a LAVA job per boot of make test/test-full/bench in build/lava/, checked by LAVA's schema"
+	@echo "make lava-jobs       a LAVA job per boot of make test/test-full/bench in build/lava/, checked by LAVA's schema;"
+	@echo "                     LAVA_SPLIT=K: each shared boot as K jobs (LAVA_TIMES=a times.tsv balances them)"
 	@echo "make lava-run T=...  make test T=... run by LAVA's own dispatcher (lava-run), judged the same way"
 	@echo "make deps            install missing Debian packages"
 	@echo "variables: TREE=base|patched FLAVOUR=debug|release|debug-nothp ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"

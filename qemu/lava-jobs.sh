@@ -15,6 +15,12 @@
 # LAVA reads one serial port, so test output joins the kernel console there;
 # a monitor test action turns each "### lava NAME pass|fail" line into a
 # LAVA test case, and qemu/report.sh judges the whole log (docs/lava.md).
+# LAVA_SPLIT=K: the shared boot of each suite becomes K jobs
+# (test-SUITE-shared-1.yaml ... -K.yaml), so that K workers share its
+# tests: longest first, each to the job with the least so far, by the
+# seconds in LAVA_TIMES (a times.tsv of an earlier run, e.g. make
+# test-full's) or else by each test's "# timeout:"; a job keeps the
+# suite's order. Boots of their own stay one job each.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,6 +29,16 @@ tree=${TREE:-patched}
 flavour=${FLAVOUR:-debug}
 artifacts=${ARTIFACT_URL:-file://$top/build}
 artifacts=${artifacts%/}
+
+split=${LAVA_SPLIT:-1}
+case "$split" in
+'' | *[!0-9]* | 0) echo "lava-jobs: LAVA_SPLIT must be a number of jobs >= 1 (got '$split')" >&2; exit 2 ;;
+esac
+times=${LAVA_TIMES:-}
+if [ -n "$times" ] && [ ! -r "$times" ]; then
+	echo "lava-jobs: LAVA_TIMES: cannot read '$times'" >&2
+	exit 2
+fi
 
 mkdir -p "$out"
 rm -f "$out"/*.yaml
@@ -113,10 +129,50 @@ if [ -n "${T:-}" ]; then
 	done < <("$top/qemu/boot-plan.sh" quick $T)
 	exit 0
 fi
+# split_shared NAME...: LAVA_SPLIT lines "K NAME..." (the K-th job's
+# tests, in the given order; a job with no test is left out). A test that
+# LAVA_TIMES does not name weighs the mean of those it does.
+split_shared() {
+	local n m
+	for n in "$@"; do
+		m=$([ -n "$times" ] && awk -F'\t' -v n="$n" '$2 == n && s == "" { s = $3 } END { if (s != "") print s }' "$times")
+		echo "$n ${m:--} $(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$top/qemu/tests/$n.sh" | head -n 1)"
+	done | awk -v k="$split" '
+		{ name[NR] = $1; m[NR] = $2; t[NR] = $3 + 0; if ($2 != "-") { sum += $2; known++ } }
+		END {
+			for (i = 1; i <= NR; i++)
+				w[i] = !known ? t[i] : m[i] != "-" ? m[i] + 0 : sum / known
+			# longest first (ties: suite order), each to the lightest job
+			for (i = 1; i <= NR; i++) ord[i] = i
+			for (i = 2; i <= NR; i++)
+				for (j = i; j > 1 && w[ord[j]] > w[ord[j - 1]]; j--) { x = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = x }
+			for (i = 1; i <= NR; i++) {
+				b = 1
+				for (j = 2; j <= k; j++) if (load[j] < load[b]) b = j
+				job[ord[i]] = b; load[b] += w[ord[i]]
+			}
+			for (j = 1; j <= k; j++) {
+				line = ""
+				for (i = 1; i <= NR; i++) if (job[i] == j) line = line " " name[i]
+				if (line != "") print j line
+			}
+		}'
+}
+
 for suite in quick full; do
 	names=$("$top/qemu/suite-list.sh" "$suite")
 	while read -r label fl tests; do
 		[ "$fl" = - ] && fl=$flavour
+		if [ "$label" = shared ] && [ "$split" -gt 1 ]; then
+			parts=$(split_shared $tests)
+			[ "$(echo "$parts" | awk '{ n += NF - 1 } END { print n + 0 }')" = "$(echo $tests | wc -w)" ] ||
+				{ echo "lava-jobs: could not split the $suite shared boot" >&2; exit 1; }
+			while read -r k part; do
+				job "test-$suite-shared-$k.yaml" "test $suite shared $k/$split ($tree-$fl)" \
+					test "$tree-$fl" "$suite" $part
+			done <<< "$parts"
+			continue
+		fi
 		job "test-$suite-$label.yaml" "test $suite $label ($tree-$fl)" test "$tree-$fl" "$suite" $tests
 	done < <("$top/qemu/boot-plan.sh" "$suite" $names)
 done

@@ -274,6 +274,26 @@ ok "lava-jobs: one job per boot of make test, make test-full and make bench ($nb
 ok "lava-jobs: the quick shared job boots with the tests of the quick shared boot, results on the console" \
 	grep -q "tierswap.tests=$qs tierswap.suite=quick tierswap.results=console\"'\$" "$tmp/lava/test-quick-shared.yaml"
 
+# LAVA_SPLIT=K: each suite's shared boot as K jobs that hold its tests
+# once each; by LAVA_TIMES the longest test's job takes nothing else while
+# the rest outweigh it; bad values are refused (exit 2) and write nothing
+tests_of() { sed -n 's/^  tierswap.tests: "\(.*\)"$/\1/p' "$@" | tr ' ' '\n' | sed '/^$/d' | sort; }
+fs=$("$top/qemu/boot-plan.sh" full $("$top/qemu/suite-list.sh" full) | sed -n 's/^shared - //p')
+big=$(echo $fs | awk '{ print $2 }')
+printf 'boot\ttest\tseconds\tresult\n' > "$tmp/split-times"
+for t in $fs; do printf 'shared\t%s\t%s\tPASS\n' "$t" "$([ "$t" = "$big" ] && echo 5000 || echo 10)" >> "$tmp/split-times"; done
+LAVA_SPLIT=3 LAVA_TIMES=$tmp/split-times "$top/qemu/lava-jobs.sh" "$tmp/lava3" > /dev/null 2>&1
+ok "lava-jobs: LAVA_SPLIT=3 makes each shared boot 3 jobs ($((nb + 4)) in all) that hold its tests once each" \
+	sh -c "[ \$(ls $tmp/lava3/*.yaml | wc -l) = $((nb + 4)) ] && [ ! -e $tmp/lava3/test-full-shared.yaml ] &&
+		[ \"\$(cat $tmp/lava3/test-full-shared-[123].yaml | sed -n 's/^  tierswap.tests: \"\(.*\)\"\$/\1/p' | tr ' ' '\n' | sort)\" = \"\$(echo $fs | tr ' ' '\n' | sort)\" ]"
+bigjob=$(for f in "$tmp"/lava3/test-full-shared-*.yaml; do tests_of "$f" | grep -qx -- "$big" && echo "$f"; done)
+ok "lava-jobs: LAVA_TIMES balances the split: the longest test ($big) has its job to itself" \
+	[ "$(tests_of $bigjob | tr '\n' ' ')" = "$big " ]
+LAVA_SPLIT=0 "$top/qemu/lava-jobs.sh" "$tmp/lava3" > /dev/null 2>&1; r1=$?
+LAVA_SPLIT=2 LAVA_TIMES=$tmp/nonesuch "$top/qemu/lava-jobs.sh" "$tmp/lava3" > /dev/null 2>&1; r2=$?
+ok "lava-jobs: LAVA_SPLIT=0 and an unreadable LAVA_TIMES are refused (exit 2), the jobs written before stay" \
+	sh -c "[ $r1 = 2 ] && [ $r2 = 2 ] && [ \$(ls $tmp/lava3/*.yaml | wc -l) = $((nb + 4)) ]"
+
 # kcidb.py: a run's times.tsv and boots as KCIDB JSON
 mkdir -p "$tmp/kc/shared" "$tmp/kc/own"
 printf 'boot\ttest\tseconds\tresult\nhost\tframe\t3\tPASS\nshared\ta\t1.5\tPASS\nshared\tb\t2\tFAIL\nown\tc\t-\t?\n' > "$tmp/kc/times.tsv"
@@ -342,6 +362,30 @@ ok "progress: a line per interval with elapsed time and the last step; warnings 
 		tail -n 1 $tmp/prog | grep -q '^build: .*, 4 steps, done, last: LD vmlinux'"
 ( sleep 3; echo "  CC      x.o" ) | PROGRESS_INTERVAL=1 "$top/qemu/progress.sh" "silent" > "$tmp/prog"
 ok "progress: a silent build still gets its line every interval" sh -c "[ \$(grep -c '^silent: .*0 steps, last: starting' $tmp/prog) -ge 2 ]"
+
+# make test and make lava-run judge the same boot alike. Recorded runs of
+# the same test both ways (qemu/verdicts/CASE: make-test/ holds a make test
+# boot's results.log and console.log, lava.log what lava-run printed for
+# the same test on the same kernel, tests the names; README there says how
+# each was recorded): lava-log.py splits the LAVA log, report.sh judges
+# both, and the per-test verdicts and the totals must be the same. One
+# case passes and one fails (pass/ must pass, fail/ must fail), so a judge
+# that calls everything alike cannot pass this.
+verdicts() { # DIR: the verdict lines and the totals report.sh prints for DIR
+	"$top/qemu/report.sh" "$1" $(cat "$2") | grep -E '^(PASS|FAIL|SKIP|ERROR) |^RESULT '
+}
+for c in pass fail; do
+	v=$top/qemu/verdicts/$c
+	mkdir -p "$tmp/v-$c"
+	"$top/qemu/lava-log.py" "$v/lava.log" "$tmp/v-$c" > "$tmp/v-$c/job" 2>&1
+	verdicts "$v/make-test" "$v/tests" > "$tmp/v-$c/mt"
+	verdicts "$tmp/v-$c" "$v/tests" > "$tmp/v-$c/lv"
+	read -r _ _ _ vf _ < <(tail -n 1 "$tmp/v-$c/mt")
+	if [ "$c" = pass ]; then want="[ ${vf:-1} = 0 ]"; else want="[ ${vf:-0} -gt 0 ]"; fi
+	ok "verdicts ($c): make test and lava-run give the same verdicts ($(tail -n 1 "$tmp/v-$c/mt"))" \
+		sh -c "$want && [ -s $tmp/v-$c/mt ] && cmp -s $tmp/v-$c/mt $tmp/v-$c/lv"
+	cmp -s "$tmp/v-$c/mt" "$tmp/v-$c/lv" || diff "$tmp/v-$c/mt" "$tmp/v-$c/lv" | sed 's/^/# /'
+done
 
 # A fresh machine: nothing outside the checkout exists yet. The Makefile's
 # set-up steps (deps, the build lock under ~/.cache) and a locked build step
