@@ -24,7 +24,7 @@
 #     clusters have tables and free slots, and 8M of anon goes out into
 #     them, no table allocated; the file reads back intact;
 #  5. swapoff frees every table.
-# Kernels without swap tables or their debugfs counter: skipped.
+# Kernels without swap tables or their /proc/vmstat counters: skipped.
 . /usr/lib/tierswap/lib.sh
 
 OUT=/tmp/swap-table-rotational.out
