@@ -10,10 +10,14 @@
 # cases, a one-shot read error over the whole device, and lets it go on:
 # thread A faults page 0, thread B 100 ms later (while A's read is in
 # flight) faults page 5, read()s it, or truncates the file to 5 pages.
+# One more pair of cases has A fault page 3, not the entry's first index:
+# B's split must not make A's whole-folio read go to waste.
 # Must hold in every case: nothing hangs, no page reads wrong data, the
 # file's block count is exactly the pages that came back, every page is
-# either back or lost as a whole folio (SIGBUS), and swapoff succeeds (no
-# slot freed while the mapping still held it, no leaked reservation).
+# either back or lost as a whole folio (SIGBUS), swapoff succeeds (no
+# slot freed while the mapping still held it, no leaked reservation), and
+# without the error B's fault or read()s entry comes back in A's one read
+# (pswpin moves by the entry's pages: B waits for A's folio, not reads).
 # Own boot: on a kernel with the bug the guest stops responding; the boot's
 # deadline then ends this test alone, not the suite.
 . /usr/lib/tierswap/lib.sh
@@ -36,15 +40,22 @@ swpout_of() { # ORDER: large folios of that size written to swap whole
 	esac
 }
 
-# one_case ORDER OP ERROR(0|1): four checks.
+# one_case ORDER OP ERROR(0|1) [A_PAGE]: four checks, five without the
+# error for B's fault or read.
 one_case() {
-	local order=$1 op=$2 error=$3 what out rc s0 pages a b sig ok
-	what="$order b=$op$([ "$error" = 1 ] && echo ', read error')"
-	order_setup "$order" > /dev/null || { fail "$what: mTHP setup"; fail "$what: -"; fail "$what: -"; fail "$what: -"; return; }
+	local order=$1 op=$2 error=$3 apage=${4:-0} what out rc s0 in0 pages a b sig ok
+	# A case that cannot start still has its planned lines.
+	case_failed() {
+		fail "$what: $1"; fail "$what: -"; fail "$what: -"; fail "$what: -"
+		if [ "$error" = 0 ] && [ "$op" != truncate ]; then fail "$what: -"; fi
+	}
+	what="$order$([ "$apage" != 0 ] && echo " a=page $apage") b=$op$([ "$error" = 1 ] && echo ', read error')"
+	order_setup "$order" > /dev/null || { case_failed "mTHP setup"; return; }
 	tierblk_set 0 read_latency 0
-	tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: -"; fail "$what: -"; fail "$what: -"; return; }
+	tierblk_swapon 0 || { case_failed "swapon"; return; }
 	s0=$(swpout_of "$order")
-	timeout 120 large-entry-race --size "$order" --b-op "$op" --b-page 5 --b-delay-ms 100 \
+	in0=$(vmstat_get pswpin)
+	timeout 120 large-entry-race --size "$order" --b-op "$op" --a-page "$apage" --b-page 5 --b-delay-ms 100 \
 		--stop-after-pageout > /tmp/ler.out 2>&1 &
 	pid=$!
 	if wait_stopped "$pid" 60; then
@@ -91,6 +102,13 @@ one_case() {
 	else
 		fail "$what: lost nothing or the whole folio" "$sig of $pages pages SIGBUS" "$out"
 	fi
+	# Without the error, A's one read brings the whole entry back; a read
+	# that went to waste (the folio dropped because B split the entry) shows
+	# as the entry's pages read again, one by one.
+	# (Not after an error or a truncation: then pages are read again.)
+	if [ "$error" = 0 ] && [ "$op" != truncate ]; then
+		check_eq "$what: the entry came back in A's one read (pswpin)" "$pages" "$(($(vmstat_get pswpin) - in0))"
+	fi
 	# A leaked slot makes swapoff retry until a signal: bounded, it fails.
 	check "$what: swapoff (no slot leaked or freed under the mapping)" timeout 60 swapoff /dev/tierblk0
 }
@@ -99,7 +117,12 @@ one_case() {
 # The quick suite runs 64K; the race is the same at 2M, with 32x the I/O.
 ORDERS=${LER_ORDERS:-$(by_suite 64K "64K 2M")}
 OPS=${LER_OPS:-fault read truncate}
-plan $(($(echo $ORDERS | wc -w) * $(echo $OPS | wc -w) * 2 * 4))
+# Per order: each op with and without the error, A on page 3 (fault) with and
+# without; 4 checks a case, one more for each case without error whose B
+# faults or reads.
+reads=1
+for op in $OPS; do [ "$op" = truncate ] || reads=$((reads + 1)); done
+plan $(($(echo $ORDERS | wc -w) * (($(echo $OPS | wc -w) + 1) * 2 * 4 + reads)))
 trap cleanup EXIT
 tierblk_load size=64M || bail "insmod tierblk failed"
 tierblk_set 0 synchronous 1
@@ -109,6 +132,9 @@ for order in $ORDERS; do
 		for error in 0 1; do
 			one_case "$order" "$op" "$error"
 		done
+	done
+	for error in 0 1; do
+		one_case "$order" fault "$error" 3
 	done
 done
 tap_status

@@ -3,7 +3,7 @@
  * is in flight (issue 15; docs/swap-cache-tests.md).
  *
  *   large-entry-race --size 64K|2M [--b-op fault|read|truncate]
- *                    [--b-page N] [--b-delay-ms MS] [--seed S]
+ *                    [--a-page N] [--b-page N] [--b-delay-ms MS] [--seed S]
  *                    [--stop-after-pageout]
  *
  * A MAP_SHARED|MAP_ANONYMOUS region of SIZE, aligned to SIZE (so the shmem
@@ -11,8 +11,10 @@
  * per-page pattern and paged out with MADV_PAGEOUT. With
  * --stop-after-pageout the program stops itself (SIGSTOP) so the caller
  * can arm a read error or a latency on the device, and goes on at SIGCONT.
- * Then thread A reads page 0, and thread B, --b-delay-ms later (while A's
- * read is in flight when the device is slow enough), on page N (default 5):
+ * Then thread A reads page --a-page (default 0; another page tests a fault
+ * that is not at the entry's first index), and thread B, --b-delay-ms later
+ * (while A's read is in flight when the device is slow enough), on page
+ * --b-page (default 5):
  *   fault     reads the mapped page
  *   read      pread()s it through the region's file (/proc/self/map_files)
  *   truncate  ftruncates the file to N pages
@@ -58,6 +60,7 @@ static const char *const res_names[] = { "ok", "sigbus", "eio", "corrupt", "trun
 struct cfg {
 	uint64_t size;
 	enum b_op op;
+	uint64_t a_page;
 	uint64_t b_page;
 	uint64_t b_delay_ms;
 	uint64_t seed;
@@ -115,7 +118,7 @@ static void *thread_a(void *arg)
 {
 	struct run *r = arg;
 
-	r->a = check_mapped(r->base, r->c->seed, 0);
+	r->a = check_mapped(r->base + r->c->a_page * TS_PAGE_SIZE, r->c->seed, r->c->a_page);
 	r->a_ns = ts_now_ns() - r->t0;
 	return NULL;
 }
@@ -146,8 +149,8 @@ static void *thread_b(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: large-entry-race --size 64K|2M [--b-op fault|read|truncate] [--b-page N]\n"
-		   "                        [--b-delay-ms MS] [--seed S] [--stop-after-pageout]\n");
+	fprintf(f, "usage: large-entry-race --size 64K|2M [--b-op fault|read|truncate] [--a-page N]\n"
+		   "                        [--b-page N] [--b-delay-ms MS] [--seed S] [--stop-after-pageout]\n");
 }
 
 static int parse_args(int argc, char **argv, struct cfg *c)
@@ -155,6 +158,7 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "b-op", required_argument, NULL, 'o' },
+		{ "a-page", required_argument, NULL, 'a' },
 		{ "b-page", required_argument, NULL, 'p' },
 		{ "b-delay-ms", required_argument, NULL, 'd' },
 		{ "seed", required_argument, NULL, 'S' },
@@ -185,6 +189,12 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 				return -1;
 			}
 			c->op = (enum b_op)i;
+			break;
+		case 'a':
+			if (ts_parse_uint(optarg, 0, UINT32_MAX, &c->a_page)) {
+				fprintf(stderr, "large-entry-race: --a-page: a page number: '%s'\n", optarg);
+				return -1;
+			}
 			break;
 		case 'p':
 			if (ts_parse_uint(optarg, 1, UINT32_MAX, &c->b_page)) {
@@ -227,6 +237,11 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 	if (c->b_page >= c->size / TS_PAGE_SIZE) {
 		fprintf(stderr, "large-entry-race: --b-page %" PRIu64 " is outside the %" PRIu64 " pages\n",
 			c->b_page, c->size / TS_PAGE_SIZE);
+		return -1;
+	}
+	if (c->a_page >= c->size / TS_PAGE_SIZE) {
+		fprintf(stderr, "large-entry-race: --a-page %" PRIu64 " is outside the %" PRIu64 " pages\n",
+			c->a_page, c->size / TS_PAGE_SIZE);
 		return -1;
 	}
 	return 0;

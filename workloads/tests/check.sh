@@ -244,6 +244,7 @@ fi
 # ---- large-entry-race (no swap here: the race reads resident pages; the
 # program's own logic: B's three operations, the final sweep, the counts)
 for args in "" "--size 3K" "--size 64K --b-op peek" "--size 64K --b-page 16" "--size 64K --b-page 0" \
+	"--size 64K --a-page 16" "--size 64K --a-page x" \
 	"--size 64K --b-delay-ms x" "--size 64K --bogus" "--size 64K extra"; do
 	# shellcheck disable=SC2086
 	run "$LR" $args
@@ -257,6 +258,10 @@ if [ -r /proc/self/map_files ] && ls /proc/self/map_files/ >/dev/null 2>&1; then
 			sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
 				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out" || dump
 	done
+	run "$LR" --size 64K --a-page 3 --b-delay-ms 5
+	check "large-entry-race --a-page 3: A on page 3, every page verifies; 16 pages in the file" \
+		sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+			grep -qx file_pages=16 "$1"' $rc "$T/out" || dump
 	run "$LR" --size 64K --b-op truncate --b-page 5 --b-delay-ms 5
 	check "large-entry-race --b-op truncate: pages past the new size SIGBUS, 5 left in the file" \
 		sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
