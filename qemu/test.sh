@@ -115,6 +115,17 @@ progress() {
 }
 judged=
 
+# The other flavours' kernels are built before the first boot, not between
+# boots: a build in the middle of the suite would stretch its wall time and
+# share the CPUs with nothing (one builder, one guest).
+unbuilt=
+for b in "${boots[@]}"; do
+	set -- $b
+	{ [ "$1" = shared ] || [ "$2" = - ] || [[ " $unbuilt " == *" $2 "* ]]; } && continue
+	echo "== build: $tree-$2 guest image (for $1)"
+	make -s -C "$top" guest-image TREE="$tree" FLAVOUR="$2" KSELFTEST_PARTS=none || unbuilt="$unbuilt $2"
+done
+
 # guest_boot LABEL NAME...: one boot of the guest running those tests, judged.
 # GUEST_TAG: another kernel than TREE-FLAVOUR.
 guest_boot() {
@@ -158,7 +169,7 @@ for b in "${boots[@]}"; do
 		guest_boot "$label" "$@"
 	else
 		echo "== guest: $tree-$fl (own boot: $1)"
-		if ! make -s -C "$top" guest-image TREE="$tree" FLAVOUR="$fl" KSELFTEST_PARTS=none; then
+		if [[ " $unbuilt " == *" $fl "* ]]; then
 			echo "FAIL guest: could not build the $tree-$fl guest image for $1"
 			tf=$((tf + 1))
 			continue
