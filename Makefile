@@ -19,6 +19,7 @@ DEPS = linux-source-6.12:/usr/src/linux-source-6.12.tar.xz gcc:gcc make:make \
 	qemu-system-x86:qemu-system-x86_64 fio:fio nbd-client:nbd-client ccache:ccache \
 	rsync:rsync kmod:kmod xz-utils:xz patch:patch util-linux:flock \
 	python3:python3 python3-yaml:/usr/lib/python3/dist-packages/yaml/__init__.py git:git \
+	gnuplot-nox:gnuplot \
 	$(shell cat $(TOP)/qemu/deps.* 2>/dev/null)
 
 # Only the LAVA targets install these (docs/lava.md); make test never does.

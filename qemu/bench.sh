@@ -7,7 +7,8 @@
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
 #     lower-is-better, rates higher-is-better); "BENCH-TABLE <title>" lines
-#     split that table into titled ones.
+#     split that table into titled ones; qemu/bench-plot.py draws each
+#     table (ab-<title>.svg: base and patched bars, min..max over rounds).
 # B="a b" runs only those benchmarks; GUEST_ENV="NAME=VALUE ..." passes knobs
 # to the guest scripts. BENCH_ROUNDS=N (default 1) boots the two kernels N
 # times each, in turn (base, patched, base, ...), so a change in the host's
@@ -59,5 +60,7 @@ if [ -n "$guest" ]; then
 	echo "== A/B: base vs patched (release kernels, same benchmark, $rounds round(s) of boots)"
 	awk -v base="$out/base-release.txt" -f "$top/qemu/bench-ab.awk" \
 		"$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
+	# The same tables as pictures, with the spread over rounds.
+	"$top/qemu/bench-plot.py" "$out"
 fi
 echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }${BENCH_ROUNDS:+BENCH_ROUNDS=$BENCH_ROUNDS }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"

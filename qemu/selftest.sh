@@ -191,6 +191,27 @@ awk -v base="$d/base-release.txt" -f "$top/qemu/bench-ab.awk" "$d/base-release.t
 ok "bench-ab: a metric repeated over rounds is the median of its values (odd and even counts)" sh -c \
 	"$(declare -f row); d=$d; row t 20 20 1.000 ms && row r 7 7 1.000 MiB/s && grep -q 'median over 3 boots' $d/out"
 
+# ---- bench-plot.py: the A/B tables as pictures, spread over rounds
+d=$(mk benchplot)
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 8 KiB' 'BENCH only_base 3 ms' 'BENCH-TABLE Speed' 'BENCH s1 10 ms' 'BENCH s2 5 MiB/s' > "$d/base-release.r1.txt"
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 8 KiB' 'BENCH only_base 3 ms' 'BENCH-TABLE Speed' 'BENCH s1 30 ms' 'BENCH s2 7 MiB/s' > "$d/base-release.r2.txt"
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 4 KiB' 'BENCH-TABLE Speed' 'BENCH s1 20 ms' 'BENCH s2 12 MiB/s' > "$d/patched-release.r1.txt"
+printf '%s\n' 'BENCH-TABLE Memory' 'BENCH m1 4 KiB' 'BENCH-TABLE Speed' 'BENCH s1 40 ms' 'BENCH s2 12 MiB/s' > "$d/patched-release.r2.txt"
+"$top/qemu/bench-plot.py" "$d" > "$d/out" 2> "$d/err"
+plotrc=$?
+ok "bench-plot: one SVG per table, each parses as XML and names its metrics with unit and direction" sh -c \
+	"[ $plotrc = 0 ] && [ ! -s $d/err ] && [ \$(grep -c '^plot: ' $d/out) = 2 ] &&
+	python3 -c 'import sys, xml.etree.ElementTree as E; [E.parse(f) for f in sys.argv[1:]]' $d/ab-memory.svg $d/ab-speed.svg &&
+	grep -q 's1 (ms, lower is better)' $d/ab-speed.svg && grep -q 's2 (MiB/s, higher is better)' $d/ab-speed.svg"
+ok "bench-plot: bars are medians over rounds and whiskers min..max, divided by base's median" sh -c \
+	"grep -qx '\"s1 (ms, lower is better)\" 1 0.5 1.5 1.5 1 2' $d/ab-speed.dat &&
+	grep -qx '\"m1 (KiB, lower is better)\" 1 1 1 0.5 0.5 0.5' $d/ab-memory.dat"
+ok "bench-plot: a metric with no value on one kernel is left out, and said" \
+	grep -q 'left out, no value on both kernels: only_base' "$d/out"
+"$top/qemu/bench-plot.py" "$d/none" > "$d/out" 2> "$d/err"
+plotrc=$?
+ok "bench-plot: a missing directory exits 2 with one line" sh -c "[ $plotrc = 2 ] && [ \$(wc -l < $d/err) = 1 ] && [ ! -s $d/out ]"
+
 # ---- the test loop (issue 14): suites, progress, time table, fresh machine
 # times.awk: seconds per test from the up= markers; "-" for a test cut off
 d=$(mk times)
