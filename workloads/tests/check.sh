@@ -11,6 +11,7 @@ UM=$BIN/usemem
 SP=$BIN/scprobe
 SR=$BIN/swaprace
 LR=$BIN/large-entry-race
+SF=$BIN/swapin-floor
 T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 n=0
@@ -269,6 +270,20 @@ if [ -r /proc/self/map_files ] && ls /proc/self/map_files/ >/dev/null 2>&1; then
 else
 	ok "large-entry-race end to end # SKIP /proc/self/map_files needs CAP_SYS_ADMIN"
 fi
+
+# ---- swapin-floor: the floor a swap-in is compared with (issue 19)
+for args in "--size 3M" "--size 0" "--rounds 0" "--rounds x" "--bogus" "extra"; do
+	# shellcheck disable=SC2086
+	run "$SF" $args
+	check "swapin-floor $args: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+run "$SF" --size 2M --rounds 3
+check "swapin-floor: copies and a minor fault measured, a 2M copy slower than a 4K one, one fault per page or fewer" \
+	awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+		exit !(rc == 0 && v["rounds"] == 3 && v["copy_4k_ns"] > 0 && v["copy_64k_ns"] > 0 &&
+			v["copy_2m_ns"] > v["copy_4k_ns"] && v["minor_fault_ns"] > 0 &&
+			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out" || dump
 
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
 
