@@ -49,7 +49,10 @@ one_case() {
 	what="$mem synchronous=$s order=$order"
 	tierblk_set 0 synchronous "$s"
 	thp=$(order_setup "$order") || { fail "$what: mTHP setup"; fail "$what: swapoff"; fail "$what: release"; return; }
-	tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: swapoff"; fail "$what: release"; return; }
+	# an empty device: ss-locate below searches all of it, so no earlier
+	# case's copy of the page may be left there
+	blkdiscard /dev/tierblk0 &&
+		tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: swapoff"; fail "$what: release"; return; }
 	rm -f /tmp/ss.out
 	sh -c "echo \$\$ > $CG/cgroup.procs && exec swapstress --size 4M --mem $mem \
 		--thp $thp --pageout madvise --write-pct 0 --stop-after-pageout \
@@ -58,13 +61,16 @@ one_case() {
 	slot=
 	if wait_stopped "$sspid" 120; then
 		memcg_drain_swapcache "$CG" >/dev/null || diag "$what: pages left in the swap cache"
-		slot=$(swap_slot_of_page /dev/tierblk0 "$PAGE" 2048)
+		# the whole device: with 64K entries on two CPUs the page's
+		# cluster can lie anywhere among those in use
+		slot=$(swap_slot_of_page /dev/tierblk0 "$PAGE")
 	fi
 	if [ -z "$slot" ]; then
 		kill -CONT "$sspid" 2>/dev/null
 		wait "$sspid"
 		sspid=
-		fail "$what: page $PAGE found on the device" "$(cat /tmp/ss.out)"
+		fail "$what: page $PAGE found on the device" "$(cat /tmp/ss.out)" \
+			"$(cat /proc/swaps)" "$(grep -E '^(shmem|swapcached|file) ' "$CG/memory.stat")"
 	else
 		tierblk_set 0 one_shot_read_sector $((slot * 8))
 		kill -CONT "$sspid"

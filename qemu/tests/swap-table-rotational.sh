@@ -8,13 +8,14 @@
 # swapon: 2 MiB of tables per GiB of swap, pinned while the device is empty.
 #  1. swapon of a 2G rotational zram: only the header's cluster has a table
 #     (swap_table_alloc - swap_table_free; before 0010, all 1024);
-#  2. 32M swapped out: about 16 tables (the scan fills clusters in
-#     order), every page verified; after the process exits, the tables go,
-#     but for the clusters of the slots 6.12's per-cpu slots cache holds
-#     (up to 64 allocated and 64 freed slots a CPU: at most 4 clusters);
+#  2. MB swapped out (16M in the quick suite, 32M in the full one): about
+#     MB/2 tables (the scan fills clusters in order), every page
+#     verified; after the process exits, the tables go, but for the
+#     clusters of the slots 6.12's per-cpu slots cache holds (up to 64
+#     allocated and 64 freed slots a CPU: at most 4 clusters);
 #  3. every table allocation that cannot sleep made to fail (fault
 #     injection with a stack filter, helpers in lib/swaptable.sh): the
-#     allocator drops si->lock and allocates one that may sleep, so 32M
+#     allocator drops si->lock and allocates one that may sleep, so MB
 #     still goes out whole (without that retry only the header's cluster,
 #     511 slots, and the cached slots would take pages), every page
 #     verified;
@@ -30,7 +31,7 @@
 OUT=/tmp/swap-table-rotational.out
 SS_KEYS='pswpout_pageout|swapped_after_pageout|pages_verified|corrupt'
 SIZE=2G
-MB=32
+MB=$(by_suite 16 32)
 PAGES=$((MB * 256))
 # the slots cache's clusters, and the header's
 LEFT=$((1 + 4 * $(grep -c "^processor" /proc/cpuinfo)))

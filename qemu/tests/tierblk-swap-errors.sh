@@ -54,7 +54,9 @@ one_case() {
 	else key=sigbus_pages other=eio_pages
 	fi
 	tierblk_set 0 synchronous "$s"
-	tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: swap freed after exit"; return; }
+	# an empty device: ss-locate searches all of it
+	blkdiscard /dev/tierblk0 &&
+		tierblk_swapon 0 || { fail "$what: swapon"; fail "$what: swap freed after exit"; return; }
 	echo 1 > "$(tierblk_dir 0)/reset_stats"
 	rm -f /tmp/ss.out /tmp/ss.pm
 	# in the memcg: "exec" keeps the pid
@@ -73,7 +75,7 @@ one_case() {
 	# with synchronous=0 writeback completes after MADV_PAGEOUT returns:
 	# reclaim so the page is read from the device, not found in the cache
 	memcg_drain_swapcache "$CG" || diag "$what: pages left in the swap cache"
-	slot=$(swap_slot_of_page /dev/tierblk0 "$PAGE" 1200)
+	slot=$(swap_slot_of_page /dev/tierblk0 "$PAGE")
 	pmslot=$(awk -v p="$PAGE" '$1 == p { print $3 }' /tmp/ss.pm)
 	if [ -z "$slot" ] || { [ "$mem" = anon ] && [ "$pmslot" != "$slot" ]; }; then
 		kill -CONT "$sspid"

@@ -8,9 +8,11 @@
 #   mthp_swpout_fallback ORDER   ORDER folios split since boot because they
 #                                could not be swapped out whole (the per-size
 #                                counter; "-" for order 0)
-#   swap_slot_of_page DEV P N    the slot among the first N of DEV that holds
-#                                swapstress page P (ss-locate: word 0 of each
-#                                page names it)
+#   swap_slot_of_page DEV P [N]  the first slot of DEV (among its first N)
+#                                that holds swapstress page P (ss-locate:
+#                                word 0 of each page names it); discard the
+#                                device before swapon so no stale copy is
+#                                found
 #   memcg_drain_swapcache CG [S] reclaim memcg CG until none of it is in the
 #                                swap cache (S seconds at most, default 10)
 #   swap_used_on DEV             KiB of swap in use on DEV
@@ -60,7 +62,7 @@ mthp_swpout_fallback() {
 }
 
 swap_slot_of_page() {
-	ss-locate "$1" "$2" "$3"
+	ss-locate "$@"
 }
 
 memcg_drain_swapcache() {
