@@ -6,9 +6,11 @@
 # tierblk0 (synchronous=1). Page tables hold the virtual device's slots;
 # each is bound to a tierblk0 slot when it is allocated.
 #  1. bad input refused, nothing changed: size with no tier, a missing
-#     path, a second tier, sizes that are not whole pages, a second size,
-#     removing the tier or swapoff(2) of it while the virtual device is on;
-#     SwapTotal counts the virtual device only, /proc/swaps shows it;
+#     path, a file that is not a block device, a second tier, sizes that
+#     are not whole pages, larger than the tier or overflowing, a second
+#     size, removing the tier or swapoff(2) of it while the virtual device
+#     is on; SwapTotal counts the virtual device only, /proc/swaps shows
+#     it and the tier (type "tier");
 #  2. a one-shot read error on the tierblk0 slot of one page (found on the
 #     device by its stamp, page-cluster 0): SIGBUS on exactly that page;
 #  3. 32M of anon in an 8M memcg: every page verified, the pages went to
@@ -70,7 +72,7 @@ wait_released() {
 	return 1
 }
 
-plan 29
+plan 33
 trap cleanup EXIT
 tierblk_load size=64M || bail "insmod tierblk failed"
 tierblk_set 0 synchronous 1 && mkswap /dev/tierblk0 >/dev/null || bail "mkswap tierblk0"
@@ -93,11 +95,17 @@ check "tiers lists it: $(cat "$V/tiers")" \
 	sh -c "set -- \$(cat $V/tiers); [ \"\$1\" = /dev/tierblk0 ] && [ \"\$3\" = 65532 ] && [ \"\$4\" = 0 ]"
 check_eq "size 5K (not whole pages): EINVAL" EINVAL "$(vs_try size 5K)"
 check_eq "size abc: EINVAL" EINVAL "$(vs_try size abc)"
+check_eq "size 128M (more than the tier's 64M): EINVAL" EINVAL "$(vs_try size 128M)"
+check_eq "size 18446744073709555712 (2^64 + 4K, overflows): EINVAL" EINVAL \
+	"$(vs_try size 18446744073709555712)"
+check_eq "size 17179869184G (overflows): EINVAL" EINVAL "$(vs_try size 17179869184G)"
+check_eq "size still 0 after the refusals" 0 "$(cat "$V/size")"
 check_eq "size 48M" ok "$(vs_try size 48M)"
 check_eq "size reads back 48M" $((48 << 20)) "$(cat "$V/size")"
 check_eq "SwapTotal grew by the virtual device's 48M" $((total0 + 48 * 1024)) "$(swap_total_kb)"
-check "/proc/swaps: [vswap] virtual, 49152 KiB" \
-	sh -c "awk '\$1 == \"[vswap]\" && \$2 == \"virtual\" && \$3 == 49152 { f = 1 } END { exit !f }' /proc/swaps"
+check "/proc/swaps: [vswap] virtual 49152 KiB, /dev/tierblk0 tier" \
+	sh -c "awk '\$1 == \"[vswap]\" && \$2 == \"virtual\" && \$3 == 49152 { f++ }
+		\$1 == \"/dev/tierblk0\" && \$2 == \"tier\" { f++ } END { exit f != 2 }' /proc/swaps"
 check_eq "a second size: EBUSY" EBUSY "$(vs_try size 32M)"
 check_eq "remove the tier while on: EBUSY" EBUSY "$(vs_try remove /dev/tierblk0)"
 msg=$(swapoff /dev/tierblk0 2>&1)
