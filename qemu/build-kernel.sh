@@ -30,6 +30,10 @@ if [ "$tree" = git ]; then
 else
 	src=$("$top/qemu/kernel-tree.sh" "$tree")
 fi
+# Options a tree has only with our patches (virtual swap: mm-patches 0013).
+if grep -q '^config VIRTUAL_SWAP$' "$src/mm/Kconfig"; then
+	frags+=("$top/qemu/vswap.config")
+fi
 
 # ccache lives outside the repo so a fresh clone on this machine reuses it;
 # base_dir turns absolute paths relative so different clones share hits.

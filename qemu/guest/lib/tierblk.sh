@@ -57,6 +57,7 @@ tb_errno() {
 	*"Cannot allocate memory"*|*"Out of memory"*) TB_R=ENOMEM ;;
 	*"No data available"*) TB_R=ENODATA ;;
 	*"Permission denied"*) TB_R=EACCES ;;
+	*"No such file or directory"*) TB_R=ENOENT ;;
 	*) TB_R="OTHER($1)" ;;
 	esac
 }

@@ -1,0 +1,91 @@
+#!/bin/sh
+# where: guest
+# timeout: 2400
+# What virtual swap's indirection costs on a fast tier (mm-patches 0013),
+# the regression upstream's reviewers measured on PMEM and zram: the same
+# swapstress swapin-timer run (page out SIZE to tierblk synchronous=1
+# latency 0, read it back in order) with tierblk0 swapped on directly and
+# with tierblk0 as the tier of /sys/kernel/mm/vswap, alternating in one
+# boot, ROUNDS times. Workloads: anon at order 0, anon 64K, shmem 64K.
+# Medians; ratio = vswap / direct swapin time (1.00: no cost). A kernel
+# without virtual swap prints the direct column only.
+. /usr/lib/tierswap/lib.sh
+
+SIZE=${VSWAP_BENCH_SIZE:-128M}
+ROUNDS=${VSWAP_BENCH_ROUNDS:-3}
+V=/sys/kernel/mm/vswap
+mb=${SIZE%M}
+
+cleanup() {
+	thp_reset
+	echo 0 > "$V/size" 2>/dev/null
+	echo /dev/tierblk0 > "$V/remove" 2>/dev/null
+	tierblk_unload 2>/dev/null
+}
+trap cleanup EXIT
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+
+# swap_on MODE / swap_off MODE: tierblk0 directly, or as the virtual
+# device's tier (a virtual device of the tier's size: its pages minus the
+# header)
+swap_on() {
+	if [ "$1" = direct ]; then
+		swapon /dev/tierblk0
+	else
+		echo /dev/tierblk0 > "$V/add" && echo $((mb * 2 * 1024 - 4))K > "$V/size"
+	fi
+}
+swap_off() {
+	if [ "$1" = direct ]; then
+		swapoff /dev/tierblk0
+	else
+		echo 0 > "$V/size" && echo /dev/tierblk0 > "$V/remove"
+	fi
+}
+
+# one_run MODE MEM ORDER SEED: one swapin-timer run, its swapin_ms
+one_run() {
+	local thp
+	thp=$(order_setup "$3") || return 1
+	swap_on "$1" || { echo "vswap-vs-direct: swap on ($1) failed" >&2; return 1; }
+	swapstress --mode swapin-timer --mem "$2" --thp "$thp" --size "$SIZE" \
+		--seed "$4" > /tmp/vbench.out 2>&1
+	swap_off "$1" || { echo "vswap-vs-direct: swap off ($1) failed" >&2; return 1; }
+	if [ "$(kv_get /tmp/vbench.out corrupt)" != 0 ] || [ -z "$(kv_get /tmp/vbench.out swapin_ms)" ]; then
+		echo "vswap-vs-direct: corrupt pages or no result ($1 $2 $3)" >&2
+		cat /tmp/vbench.out >&2
+		return 1
+	fi
+	kv_get /tmp/vbench.out swapin_ms
+}
+
+tierblk_load size=$((mb * 2))M || { echo "vswap-vs-direct: insmod tierblk failed"; exit 1; }
+tierblk_set 0 synchronous 1 && mkswap /dev/tierblk0 >/dev/null || exit 1
+modes=direct
+[ -d "$V" ] && modes="direct vswap"
+
+echo "vswap vs direct: swapin-timer of $SIZE, tierblk synchronous=1 latency 0, median of $ROUNDS (${TIERSWAP_TREE:-?} kernel)"
+echo "BENCH-TABLE vswap-vs-direct"
+printf '%-12s %10s %10s %8s\n' workload direct_ms vswap_ms ratio
+for w in anon:0 anon:64K shared:64K; do
+	mem=${w%%:*} order=${w#*:}
+	d= v= r=0
+	while [ $r -lt "$ROUNDS" ]; do
+		r=$((r + 1))
+		# alternate which mode goes first, so a drift falls on both
+		for m in $([ $((r % 2)) = 1 ] && echo $modes || echo $modes | tr ' ' '\n' | sort -r); do
+			ms=$(one_run "$m" "$mem" "$order" "$r") || exit 1
+			if [ "$m" = direct ]; then d="$d $ms"; else v="$v $ms"; fi
+		done
+	done
+	dm=$(echo "$d" | median)
+	vm=$(echo "$v" | median)
+	ratio=$(awk -v a="${vm:-0}" -v b="$dm" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }')
+	printf '%-12s %10s %10s %8s\n' "$mem-$order" "$dm" "${vm:--}" "$ratio"
+	echo "# $mem-$order rounds: direct$d; vswap${v:- none}"
+	echo "BENCH vswap-vs-direct.$mem-$order.direct $dm ms"
+	[ -n "$vm" ] && echo "BENCH vswap-vs-direct.$mem-$order.vswap $vm ms"
+done
+thp_reset
+echo "reproduce: make bench B=vswap-vs-direct   (VSWAP_BENCH_SIZE, VSWAP_BENCH_ROUNDS through GUEST_ENV)"
