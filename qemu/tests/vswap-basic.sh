@@ -1,6 +1,6 @@
 #!/bin/sh
 # timeout: 600
-# suite: quick
+# suite: full
 # Virtual swap over one tier (mm-patches 0012, docs/vswap-design.md,
 # docs/vswap.md): /sys/kernel/mm/vswap puts a virtual swap device over
 # tierblk0 (synchronous=1). Page tables hold the virtual device's slots;

@@ -9,14 +9,16 @@
 #     device already a tier; tiers lists both, highest priority first;
 #  2. 64K mTHP anon paged out over both tiers: folios whose slots are on
 #     the synchronous tier come back whole, those on nbd at order 0 (the
-#     swap cache bypass is chosen per slot, by its tier);
+#     swap cache bypass is chosen per slot, by its tier); 64K shmem
+#     folios on tierblk0 come back whole (0001's bypass);
 #  3. spill: anon pages through an 8M memcg fill tierblk0 first and the
 #     rest goes to nbd (spilled_pages counts them); every swap PTE holds
 #     the virtual device's type;
-#  4. while those pages are out: zram tiers added with the virtual device
-#     on (the first listed third by its priority) up to eight, a ninth
-#     refused (-ENOSPC), tierblk0 refused removal while it holds pages
-#     (-EBUSY, and it stays first), the empty zram tiers removed;
+#  4. while those pages are out: nbd refused removal while the rest would
+#     be smaller than the virtual device (-EBUSY); zram tiers added with
+#     the virtual device on (the first listed third by its priority) up to
+#     eight, a ninth refused (-ENOSPC), the empty zram tiers removed;
+#     (draining a tier that holds pages: vswap-drain)
 #  5. a one-shot read error on the slot of one page on each tier (found on
 #     the devices by the pages' stamps, page-cluster 0): SIGBUS on exactly
 #     those two pages, every other page verified;
@@ -62,7 +64,7 @@ vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 
-plan 31
+plan 33
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -127,6 +129,13 @@ check "read back from both tiers: pswpin +$r, nbd reads +$(($(tier_stat nbd read
 max=$((fast / 4 + (256 - ${o:-0}) * 16))
 check "the folios on tierblk0 came back whole, nbd's at order 0: ${l:-0} pages in large folios ($((fast / 4 * 9 / 10))..$max)" \
 	sh -c "[ ${l:-0} -ge $((fast / 4 * 9 / 10)) ] && [ ${l:-0} -le $max ]"
+# shmem too (mm-patches 0001's bypass): 4M of 64K tmpfs folios, on
+# tierblk0 alone, come back whole
+SS_KEYS='pswpin|pswpout|pages_verified|corrupt|mthp_64kB_swpout|folio_pages_large'
+ss "64K mTHP shmem through the virtual device: every page verified" \
+	--size 4M --mem shared --thp "$thp" --pageout madvise --folio-stats --seed 43
+check "shmem: 64K folios out whole (swpout $(kv_get "$OUT" mthp_64kB_swpout)) and back whole ($(kv_get "$OUT" folio_pages_large) of 1024 pages in large folios)" \
+	[ "$(kv_get "$OUT" mthp_64kB_swpout)" -ge 58 -a "$(kv_get "$OUT" folio_pages_large)" -ge 920 ]
 thp_reset
 memcg_destroy "$CG-large"
 # fresh tiers for the rest: nbd keeps the stale copies of freed slots,
@@ -167,6 +176,8 @@ zram_tier() {
 	zdevs="$zdevs $z"
 	ZT_R=$(vs_try add "$z prio=$2")
 }
+check_eq "remove nbd while on, the rest too small for the virtual device: EBUSY" EBUSY \
+	"$(vs_try remove "$NBD_DEV")"
 zram_tier 64M 5
 check_eq "add a 64M zram tier with priority 5 while on" ok "$ZT_R"
 z3=${zdevs# }
@@ -179,8 +190,8 @@ done
 check_eq "five more zram tiers while on: 8 tiers" "5 8" "$n $(wc -l < "$V/tiers")"
 zram_tier 1M 1
 check_eq "a ninth tier: ENOSPC" ENOSPC "$ZT_R"
-check_eq "remove tierblk0 while it holds pages: EBUSY" EBUSY "$(vs_try remove /dev/tierblk0)"
-check_eq "tierblk0 is still the first tier" "/dev/tierblk0 20" "$(tier_line 1)"
+check_eq "tierblk0 and nbd are still the first tiers" "/dev/tierblk0 20|$NBD_DEV 10" \
+	"$(tier_line 1)|$(tier_line 2)"
 n=0
 for z in $zdevs; do
 	[ "$(vs_try remove "$z")" = ok ] && n=$((n + 1))
@@ -189,13 +200,13 @@ done
 zdevs=
 check_eq "the empty zram tiers removed while on: tierblk0 and nbd left" "6 2" "$n $(wc -l < "$V/tiers")"
 
-# 5. one read error on each tier: the 50th swapped page by address (one
-# of the first out, on tierblk0) and the last (one of the last out, on
-# nbd), found on the devices by their stamps
-pf=$(awk '$2 != "-" { if (++n == 50) print $1 }' /tmp/vswap-tiers.pm)
-ps=$(awk '$2 != "-" { p = $1 } END { print p }' /tmp/vswap-tiers.pm)
-of=$(swap_slot_of_page /dev/tierblk0 "$pf")
-os=$(swap_slot_of_page "$NBD_DEV" "$ps")
+# 5. one read error on each tier: on tierblk0 one of the first pages out
+# (low addresses), on nbd one of the last (high addresses), found on the
+# devices by their stamps
+set -- $(swap_page_on /dev/tierblk0 $(swapped_pages /tmp/vswap-tiers.pm | awk 'NR % 50 == 0' | head -10))
+pf=${1:-} of=${2:-}
+set -- $(swap_page_on "$NBD_DEV" $(swapped_pages /tmp/vswap-tiers.pm | sort -rn | awk 'NR % 50 == 1' | head -5))
+ps=${1:-} os=${2:-}
 inj=no
 [ -n "$of" ] && [ -n "$os" ] && tier_fail_slot tierblk0 "$of" && tier_fail_slot nbd "$os" && inj=yes
 check_eq "page $pf on tierblk0 (slot ${of:-?}), page $ps on nbd (slot ${os:-?}): a read fault on each" yes "$inj"

@@ -13,6 +13,8 @@
 #                                word 0 of each page names it); discard the
 #                                device before swapon so no stale copy is
 #                                found
+#   swap_page_on DEV P...        "P SLOT" for the first page P of the list that
+#                                DEV holds (ss-locate); 1 when none is there
 #   memcg_drain_swapcache CG [S] reclaim memcg CG until none of it is in the
 #                                swap cache (S seconds at most, default 10)
 #   swap_used_on DEV             KiB of swap in use on DEV
@@ -63,6 +65,21 @@ mthp_swpout_fallback() {
 
 swap_slot_of_page() {
 	ss-locate "$@"
+}
+
+swap_page_on() {
+	local dev=$1 p s
+	shift
+	for p in "$@"; do
+		s=$(ss-locate "$dev" "$p" 2>/dev/null) && { echo "$p $s"; return 0; }
+	done
+	return 1
+}
+
+# swapped_pages PM: the swapped pages of a swapstress --pagemap file, by
+# address
+swapped_pages() {
+	awk '$2 != "-" { print $1 }' "$1"
 }
 
 memcg_drain_swapcache() {
