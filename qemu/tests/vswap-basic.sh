@@ -32,18 +32,10 @@ PAGE=512
 cluster=$(cat /proc/sys/vm/page-cluster)
 sspid=
 
-if [ ! -d "$V" ]; then
-	plan 1
-	skip "no $V: a kernel without virtual swap (mm-patches 0012)"
-	exit 0
-fi
+vswap_required || exit 0
 
 cleanup() {
-	if [ -n "$sspid" ]; then
-		kill -CONT "$sspid" 2>/dev/null
-		kill -9 "$sspid" 2>/dev/null
-		wait "$sspid" 2>/dev/null
-	fi
+	kill_bg "$sspid"
 	memcg_destroy "$CG"
 	echo "$cluster" > /proc/sys/vm/page-cluster
 	thp_reset

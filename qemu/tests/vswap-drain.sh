@@ -33,18 +33,10 @@ OUT=/tmp/vswap-drain.out
 cluster=$(cat /proc/sys/vm/page-cluster)
 sspid=
 
-if [ ! -d "$V" ]; then
-	plan 1
-	skip "no $V: a kernel without virtual swap (mm-patches 0013)"
-	exit 0
-fi
+vswap_required || exit 0
 
 cleanup() {
-	if [ -n "$sspid" ]; then
-		kill -CONT "$sspid" 2>/dev/null
-		kill -9 "$sspid" 2>/dev/null
-		wait "$sspid" 2>/dev/null
-	fi
+	kill_bg "$sspid"
 	memcg_destroy "$CG"
 	echo "$cluster" > /proc/sys/vm/page-cluster
 	tiers_down
@@ -83,11 +75,9 @@ tiers_up vswap:48M tierblk0:$FAST:prio=20:sync=1 nbd:64M:prio=10 ||
 # 1. a stopped workload, a drain, one lost slot. No readahead: a fault
 # reads only its own slot.
 echo 0 > /proc/sys/vm/page-cluster
-swapstress --size $SIZE --mem anon --thp never --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
-	--stop-after-pageout --pagemap /tmp/vswap-drain.pm --expect-sigbus --seed 51 > "$OUT" 2>&1 &
-sspid=$!
-wait_stopped "$sspid" 300 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
-memcg_drain_swapcache "$CGROOT/$CG" >/dev/null || diag "pages left in the swap cache"
+ss_paged_out "$CG" "$OUT" --size $SIZE --mem anon --thp never --pageout memcg --memcg-max $MEMCG \
+	--pagemap /tmp/vswap-drain.pm --expect-sigbus --seed 51 ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
 fast=$(tier_used_kb tierblk0)
 slow=$(tier_used_kb nbd)
 # one of the first pages out (low addresses), on tierblk0

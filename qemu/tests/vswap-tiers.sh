@@ -34,18 +34,10 @@ cluster=$(cat /proc/sys/vm/page-cluster)
 sspid=
 zdevs=
 
-if [ ! -d "$V" ]; then
-	plan 1
-	skip "no $V: a kernel without virtual swap (mm-patches 0013)"
-	exit 0
-fi
+vswap_required || exit 0
 
 cleanup() {
-	if [ -n "$sspid" ]; then
-		kill -CONT "$sspid" 2>/dev/null
-		kill -9 "$sspid" 2>/dev/null
-		wait "$sspid" 2>/dev/null
-	fi
+	kill_bg "$sspid"
 	memcg_destroy "$CG"
 	memcg_destroy "$CG-large"
 	echo "$cluster" > /proc/sys/vm/page-cluster
@@ -149,11 +141,9 @@ echo 0 > /proc/sys/vm/page-cluster
 s0=$(vswap_stat spilled_pages)
 w0=$(tier_stat nbd writes)
 vtype=$(tier_swap_type vswap)
-swapstress --size 20M --mem anon --thp never --pageout memcg --memcg-name "$CG" --memcg-max 8M \
-	--stop-after-pageout --pagemap /tmp/vswap-tiers.pm --expect-sigbus --seed 41 > "$OUT" 2>&1 &
-sspid=$!
-wait_stopped "$sspid" 300 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
-memcg_drain_swapcache "$CGROOT/$CG" >/dev/null || diag "pages left in the swap cache"
+ss_paged_out "$CG" "$OUT" --size 20M --mem anon --thp never --pageout memcg --memcg-max 8M \
+	--pagemap /tmp/vswap-tiers.pm --expect-sigbus --seed 41 ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
 fast=$(tier_used_kb tierblk0)
 slow=$(tier_used_kb nbd)
 s1=$(vswap_stat spilled_pages)

@@ -119,6 +119,16 @@ swapon_dev() {
 	fi
 }
 
+# kill_bg PID: a background job, stopped or running, killed and reaped
+# (nothing when PID is empty)
+kill_bg() {
+	[ -n "${1:-}" ] || return 0
+	kill -CONT "$1" 2>/dev/null
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
 # swap_all_off: every swap device off; a virtual swap device (mm-patches
 # 0013, /sys/kernel/mm/vswap) first, then its tiers removed
 VSWAP_SYS=${VSWAP_SYS:-/sys/kernel/mm/vswap}

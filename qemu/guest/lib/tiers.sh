@@ -44,6 +44,15 @@ _tiers_err() {
 	echo "tiers: $*" >&2
 }
 
+# vswap_required: 0 when this kernel has virtual swap; otherwise a plan of
+# one skipped test and 1 (the test then exits 0)
+vswap_required() {
+	[ -d "$VSWAP_SYS" ] && return 0
+	plan 1
+	skip "no $VSWAP_SYS: a kernel without virtual swap (mm-patches 0013)"
+	return 1
+}
+
 # _tiers_num S: S is a decimal number without leading zeros.
 _tiers_num() {
 	case "$1" in
