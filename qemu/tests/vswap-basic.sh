@@ -1,12 +1,12 @@
 #!/bin/sh
 # timeout: 600
-# suite: quick
+# suite: full
 # Virtual swap over one tier (mm-patches 0012, docs/vswap-design.md,
 # docs/vswap.md): /sys/kernel/mm/vswap puts a virtual swap device over
 # tierblk0 (synchronous=1). Page tables hold the virtual device's slots;
 # each is bound to a tierblk0 slot when it is allocated.
 #  1. bad input refused, nothing changed: size with no tier, a missing
-#     path, a file that is not a block device, a second tier, sizes that
+#     path, a file that is not a block device, the same tier twice, sizes that
 #     are not whole pages, larger than the tier or overflowing, a second
 #     size, removing the tier or swapoff(2) of it while the virtual device
 #     is on; SwapTotal counts the virtual device only, /proc/swaps shows
@@ -32,18 +32,10 @@ PAGE=512
 cluster=$(cat /proc/sys/vm/page-cluster)
 sspid=
 
-if [ ! -d "$V" ]; then
-	plan 1
-	skip "no $V: a kernel without virtual swap (mm-patches 0012)"
-	exit 0
-fi
+vswap_required || exit 0
 
 cleanup() {
-	if [ -n "$sspid" ]; then
-		kill -CONT "$sspid" 2>/dev/null
-		kill -9 "$sspid" 2>/dev/null
-		wait "$sspid" 2>/dev/null
-	fi
+	kill_bg "$sspid"
 	memcg_destroy "$CG"
 	echo "$cluster" > /proc/sys/vm/page-cluster
 	thp_reset
@@ -90,7 +82,7 @@ check_eq "add a path that does not exist: ENOENT" ENOENT "$(vs_try add /dev/tier
 check_eq "add a swap file on tmpfs (not a block device): EINVAL" EINVAL "$(vs_try add /tmp/vswap-basic.d/f)"
 umount /tmp/vswap-basic.d
 check_eq "add /dev/tierblk0" ok "$(vs_try add /dev/tierblk0)"
-check_eq "a second add: EBUSY" EBUSY "$(vs_try add /dev/tierblk0)"
+check_eq "adding tierblk0 twice: EBUSY" EBUSY "$(vs_try add /dev/tierblk0)"
 check_eq "the tier is not swap space of its own (SwapTotal $total0 KiB)" "$total0" "$(swap_total_kb)"
 check "tiers lists it: $(cat "$V/tiers")" \
 	sh -c "set -- \$(cat $V/tiers); [ \"\$1\" = /dev/tierblk0 ] && [ \"\$3\" = 65532 ] && [ \"\$4\" = 0 ]"

@@ -119,9 +119,28 @@ swapon_dev() {
 	fi
 }
 
+# kill_bg PID: a background job, stopped or running, killed and reaped
+# (nothing when PID is empty)
+kill_bg() {
+	[ -n "${1:-}" ] || return 0
+	kill -CONT "$1" 2>/dev/null
+	kill -9 "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
+
+# swap_all_off: every swap device off; a virtual swap device (mm-patches
+# 0013, /sys/kernel/mm/vswap) first, then its tiers removed
+VSWAP_SYS=${VSWAP_SYS:-/sys/kernel/mm/vswap}
 swap_all_off() {
 	local d rc=0
-	for d in $(awk 'NR > 1 { print $1 }' /proc/swaps); do
+	if [ -d "$VSWAP_SYS" ]; then
+		echo 0 > "$VSWAP_SYS/size" || rc=1
+		for d in $(awk '{ print $1 }' "$VSWAP_SYS/tiers"); do
+			echo "$d" > "$VSWAP_SYS/remove" || rc=1
+		done
+	fi
+	for d in $(awk 'NR > 1 && $2 != "tier" && $2 != "virtual" { print $1 }' /proc/swaps); do
 		swapoff "$d" || rc=1
 	done
 	return $rc

@@ -13,6 +13,11 @@
 #                                word 0 of each page names it); discard the
 #                                device before swapon so no stale copy is
 #                                found
+#   ss_paged_out CG OUT ARGS...  swapstress ARGS in memcg CG in the background,
+#                                stopped once its pages went out, CG's swap
+#                                cache drained; pid in sspid (1: no stop)
+#   swap_page_on DEV P...        "P SLOT" for the first page P of the list that
+#                                DEV holds (ss-locate); 1 when none is there
 #   memcg_drain_swapcache CG [S] reclaim memcg CG until none of it is in the
 #                                swap cache (S seconds at most, default 10)
 #   swap_used_on DEV             KiB of swap in use on DEV
@@ -63,6 +68,34 @@ mthp_swpout_fallback() {
 
 swap_slot_of_page() {
 	ss-locate "$@"
+}
+
+# ss_paged_out CG OUT ARGS...: swapstress ARGS (with --memcg-name CG) in
+# the background until its pages went out (--stop-after-pageout), then
+# memcg CG's swap cache drained; its pid in sspid, its output in OUT; 1
+# if it did not stop within 300 s
+ss_paged_out() {
+	local cg=$1 out=$2
+	shift 2
+	swapstress "$@" --memcg-name "$cg" --stop-after-pageout > "$out" 2>&1 &
+	sspid=$!
+	wait_stopped "$sspid" 300 || return 1
+	memcg_drain_swapcache "$CGROOT/$cg" >/dev/null || diag "pages left in the swap cache"
+}
+
+swap_page_on() {
+	local dev=$1 p s
+	shift
+	for p in "$@"; do
+		s=$(ss-locate "$dev" "$p" 2>/dev/null) && { echo "$p $s"; return 0; }
+	done
+	return 1
+}
+
+# swapped_pages PM: the swapped pages of a swapstress --pagemap file, by
+# address
+swapped_pages() {
+	awk '$2 != "-" { print $1 }' "$1"
 }
 
 memcg_drain_swapcache() {

@@ -24,15 +24,33 @@
 # device: once enabled it stays latched for the boot, so tests that use it
 # run in a boot of their own.
 #
+# "vswap[:SIZE]" puts a virtual swap device (mm-patches 0013+,
+# docs/vswap.md) over the other devices: each becomes one of its tiers
+# (/sys/kernel/mm/vswap/add "DEV prio=P", P 0 when not given) instead of
+# swap of its own, and the virtual device is turned on with SIZE (default:
+# the tiers' slots together). Page tables then hold the virtual device's
+# slots: its NAME is vswap (tier_dev: [vswap]); tier_used_kb of a device
+# tier still reads that tier's usage.
+#
 # Swap types are given in swapon order (tiers_up refuses to start while
 # any swap is on), so tier_swap_type maps pagemap entries back to tiers.
 
 TIERS_LIST=${TIERS_LIST:-/tmp/tiers.list}
+VSWAP_SYS=${VSWAP_SYS:-/sys/kernel/mm/vswap}
 TIERS_SWAPOFF_TIMEOUT=${TIERS_SWAPOFF_TIMEOUT:-300}
 ZSWAP_PARAMS=${ZSWAP_PARAMS:-/sys/module/zswap/parameters}
 
 _tiers_err() {
 	echo "tiers: $*" >&2
+}
+
+# vswap_required: 0 when this kernel has virtual swap; otherwise a plan of
+# one skipped test and 1 (the test then exits 0)
+vswap_required() {
+	[ -d "$VSWAP_SYS" ] && return 0
+	plan 1
+	skip "no $VSWAP_SYS: a kernel without virtual swap (mm-patches 0013)"
+	return 1
 }
 
 # _tiers_num S: S is a decimal number without leading zeros.
@@ -67,8 +85,15 @@ _tiers_check() {
 		_tiers_size "$size" || { _tiers_err "$1: size '$size' is not a positive multiple of 4K"; return 1; }
 		rest=${rest#"$size"}
 		;;
+	vswap)
+		size=${rest%%:*}
+		[ -z "$size" ] || _tiers_size "$size" ||
+			{ _tiers_err "$1: size '$size' is not a positive multiple of 4K"; return 1; }
+		rest=${rest#"$size"}
+		[ -z "$rest" ] || { _tiers_err "$1: vswap takes a size only"; return 1; }
+		;;
 	zswap) ;;
-	*) _tiers_err "$1: unknown tier '$kind' (tierblk0..7, nbd, zram, zswap)"; return 1 ;;
+	*) _tiers_err "$1: unknown tier '$kind' (tierblk0..7, nbd, zram, zswap, vswap)"; return 1 ;;
 	esac
 	rest=${rest#:}
 	while [ -n "$rest" ]; do
@@ -100,7 +125,7 @@ _zswap_on() {
 }
 
 tiers_up() {
-	local s kind seen= zs=no
+	local s kind seen= zs=no vs=
 	[ $# -gt 0 ] || { _tiers_err "tiers_up: no tier given"; return 2; }
 	for s in "$@"; do
 		_tiers_check "$s" || return 2
@@ -108,7 +133,15 @@ tiers_up() {
 		case " $seen " in *" $kind "*) _tiers_err "$kind given twice"; return 2 ;; esac
 		seen="$seen $kind"
 		[ "$kind" = zswap ] && zs=yes
+		[ "$kind" = vswap ] && vs=$s
 	done
+	if [ -n "$vs" ]; then
+		[ -d "$VSWAP_SYS" ] || { _tiers_err "vswap: no $VSWAP_SYS (a kernel without virtual swap)"; return 2; }
+		case "$seen" in
+		*tierblk* | *nbd* | *zram*) ;;
+		*) _tiers_err "vswap: no device to be its tier"; return 2 ;;
+		esac
+	fi
 	if [ "$(tail -n +2 /proc/swaps | wc -l)" != 0 ]; then
 		_tiers_err "swap is already active: swapoff first"
 		return 2
@@ -126,10 +159,25 @@ tiers_up() {
 	# the list belongs to this shell: tiers_down leaves other shells' lists alone
 	echo "# $$" > "$TIERS_LIST"
 	TIERS_WANT="$*"
+	TIERS_VSWAP=${vs:+yes}
 	for s in "$@"; do
+		[ "${s%%:*}" = vswap ] && continue
 		_tiers_up_one "$s" || { _tiers_err "setting up $s failed"; tiers_down; return 1; }
 	done
+	if [ -n "$vs" ]; then
+		_tiers_up_one "$vs" || { _tiers_err "setting up $vs failed"; tiers_down; return 1; }
+	fi
 	return 0
+}
+
+# _tiers_swapon DEV PRIO: DEV becomes swap, or a tier of the virtual device
+# when tiers_up was given vswap
+_tiers_swapon() {
+	if [ "$TIERS_VSWAP" = yes ]; then
+		echo "$1 prio=${2:-0}" > "$VSWAP_SYS/add"
+	else
+		swapon_dev "$1" "$2"
+	fi
 }
 
 # _tiers_up_one SPEC: set up one checked SPEC. "NAME DEV" goes on the list
@@ -151,17 +199,23 @@ _tiers_up_one() {
 		tierblk_set "$i" disksize "$size" || return 1
 		sync=$(_tiers_opt "$1" sync)
 		[ -z "$sync" ] || tierblk_set "$i" synchronous "$sync" || return 1
-		tierblk_swapon "$i" "$prio"
+		mkswap "/dev/$kind" >/dev/null && _tiers_swapon "/dev/$kind" "$prio"
 		;;
 	nbd)
 		nbd_tier_up "$size" || { nbd_tier_down; return 1; }
 		echo "nbd $NBD_DEV" >> "$TIERS_LIST"
-		nbd_swapon "$prio"
+		mkswap "$NBD_DEV" >/dev/null && _tiers_swapon "$NBD_DEV" "$prio"
 		;;
 	zram)
 		i=$(zram_dev_up "$size") || return 1
 		echo "zram $i" >> "$TIERS_LIST"
-		mkswap "$i" >/dev/null && swapon_dev "$i" "$prio"
+		mkswap "$i" >/dev/null && _tiers_swapon "$i" "$prio"
+		;;
+	vswap)
+		[ "$size" != vswap ] ||
+			size=$(awk '{ s += $3 } END { print s "K" }' "$VSWAP_SYS/tiers")
+		echo "vswap [vswap]" >> "$TIERS_LIST"
+		echo "$size" > "$VSWAP_SYS/size"
 		;;
 	zswap)
 		echo "zswap $(cat "$ZSWAP_PARAMS/max_pool_percent")" >> "$TIERS_LIST"
@@ -172,11 +226,16 @@ _tiers_up_one() {
 	esac
 }
 
-# _tiers_swapoff DEV: swapoff DEV if it is on; 1 if that failed or hung (a
+# _tiers_swapoff DEV: swapoff DEV if it is on (a virtual device's tier is
+# removed, the virtual device turned off); 1 if that failed or hung (a
 # leaked slot makes try_to_unuse() retry for ever).
 _tiers_swapoff() {
-	grep -q "^$1 " /proc/swaps || return 0
-	timeout "$TIERS_SWAPOFF_TIMEOUT" swapoff "$1" && return 0
+	case "$(awk -v d="$1" '$1 == d { print $2 }' /proc/swaps)" in
+	'') return 0 ;;
+	tier) echo "$1" > "$VSWAP_SYS/remove" && return 0 ;;
+	virtual) timeout "$TIERS_SWAPOFF_TIMEOUT" sh -c "echo 0 > $VSWAP_SYS/size" && return 0 ;;
+	*) timeout "$TIERS_SWAPOFF_TIMEOUT" swapoff "$1" && return 0 ;;
+	esac
 	_tiers_err "swapoff $1 failed or hung"
 	return 1
 }
@@ -186,6 +245,11 @@ tiers_down() {
 	[ -f "$TIERS_LIST" ] || return 0
 	read -r name dev < "$TIERS_LIST"
 	[ "$dev" = "$$" ] || { _tiers_err "$TIERS_LIST is not this shell's"; return 1; }
+	# the virtual device goes first: its tiers hold its pages
+	if grep -q '^vswap ' "$TIERS_LIST" && ! _tiers_swapoff '[vswap]'; then
+		rm -f "$TIERS_LIST"
+		return 1
+	fi
 	while read -r name dev; do
 		case "$name" in
 		'#') ;;
@@ -196,6 +260,7 @@ tiers_down() {
 		nbd) if _tiers_swapoff "$dev"; then nbd_tier_down; else rc=1; fi ;;
 		zram) if _tiers_swapoff "$dev"; then zram_dev_down "$dev"; else rc=1; fi ;;
 		tierblk[0-7]) _tiers_swapoff "$dev" || { rc=1; keep=yes; } ;;
+		vswap) ;;
 		esac
 	done < "$TIERS_LIST"
 	if grep -q '^tierblk-module ' "$TIERS_LIST" && [ $keep = no ]; then
