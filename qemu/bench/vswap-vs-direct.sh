@@ -18,8 +18,12 @@ mb=${SIZE%M}
 
 cleanup() {
 	thp_reset
-	echo 0 > "$V/size" 2>/dev/null
-	echo /dev/tierblk0 > "$V/remove" 2>/dev/null
+	# a base kernel has no $V (the shell reports a failed redirection
+	# before 2>/dev/null applies)
+	if [ -d "$V" ]; then
+		echo 0 > "$V/size" 2>/dev/null
+		echo /dev/tierblk0 > "$V/remove" 2>/dev/null
+	fi
 	tierblk_unload 2>/dev/null
 }
 trap cleanup EXIT
