@@ -35,6 +35,12 @@ res "### begin a timeout=5" "1..2" "ok 1 - x" "not ok 2 - y" "### end a rc=1" "#
 judge a
 ok "a 'not ok' fails the test and shows its TAP" sh -c "grep -q '^FAIL a' $d/out && grep -q 'not ok 2 - y' $d/out"
 
+d=$(mk notokdiag)
+res "### begin a timeout=5" "1..3" "# case p: v=1" "ok 1 - x" "# case q: w=0" "ok 2 - y" "not ok 3 - z" "### end a rc=1" "### guest done 4"
+judge a
+ok "a failed check is listed first with the last diagnostic before it" sh -c \
+	"sed -n '2,4p' $d/out | tr '\n' '|' | grep -qx '    failed checks.*|    > # case q: w=0|    > not ok 3 - z|'"
+
 d=$(mk noplan)
 res "### begin a timeout=5" "ok 1 - x" "### end a rc=0" "### guest done 4"
 judge a

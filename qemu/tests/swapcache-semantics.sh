@@ -16,7 +16,8 @@
 #    from the swap cache whole) are split with debugfs split_huge_pages and
 #    partly unmapped with MADV_DONTNEED, then rewritten in part and sent
 #    through the device again;
-#  - migrate: swap cache folios moved to the other NUMA node (move_pages);
+#  - migrate: swap cache folios moved to the other NUMA node (move_pages),
+#    2M folios whole and, with THP allocation failing, split first;
 #  - mincore: anon and memfd pages after pageout (swap cache folios count as
 #    resident), after the swap cache is drained, after a re-read;
 #  - swapoff while swaprace (threads faulting and verifying, a reclaimer
@@ -39,6 +40,7 @@ sspid=
 bgpid=
 
 cleanup() {
+	large_fail_off
 	[ -n "$sspid" ] && { kill -CONT "$sspid"; kill -9 "$sspid"; } 2>/dev/null
 	[ -n "$bgpid" ] && kill -9 "$bgpid" 2>/dev/null
 	wait 2>/dev/null
@@ -192,22 +194,41 @@ split_case() {
 		 ge "$kv_roundtrip_pswpin" $live && [ "$kv_corrupt" = 0 ]'
 }
 
-# migrate_case S ORDER [--hold]: 4 checks
+# migrate_case S ORDER [--hold | --split]: 4 checks. --hold: a child holds
+# the swap entries (swap count 2); --split: every THP allocation under
+# migrate_pages fails (fail_page_alloc), so migration splits the swap cache
+# THPs and moves their pages one by one.
 migrate_case() {
-	local s=$1 order=$2 hold=${3:-} what thp
-	what="sync=$s migrate $order${hold:+ (swap count 2)}"
+	local s=$1 order=$2 opt=${3:-} hold= split= injected= what thp sym
+	case $opt in
+	--hold) hold=$opt what="sync=$s migrate $order (swap count 2)" ;;
+	--split) split=1 what="sync=$s migrate $order (THP allocation fails: split)" ;;
+	*) what="sync=$s migrate $order" ;;
+	esac
 	use_size "$LARGE"
 	if [ ! -d /sys/devices/system/node/node1 ]; then
 		skip_n 4 "$what" "one NUMA node (numa=fake=2 missing)"
 		return
 	fi
 	thp=$(order_setup "$order") || { fail_n 4 "$what" "mTHP setup failed"; return; }
+	if [ -n "$split" ]; then
+		sym=$(sym_range migrate_pages_batch migrate_pages) && set -- $sym &&
+			large_fail_on "$1" "$2" 100 && echo 9 > "$LARGE_FAIL/min-order" ||
+			{ large_fail_off; fail_n 4 "$what" "fail_page_alloc setup failed"; return; }
+	fi
 	probe migrate --thp "$thp" $hold --seed 17
-	diag "$what: $(kv_line folio_pages swapped_after_pageout refault_pswpin before_swapcache node_from node_to move_attempts pages_on_to pgmigrate_success thp_migration_success after_swapcache swapped_again roundtrip_pswpin corrupt elapsed_ms), $took s"
+	[ -n "$split" ] && { injected=$(large_fail_count); large_fail_off; }
+	diag "$what: $(kv_line folio_pages swapped_after_pageout refault_pswpin before_swapcache node_from node_to move_attempts pages_on_to pgmigrate_success thp_migration_success after_swapcache after_large swapped_again roundtrip_pswpin corrupt elapsed_ms)${split:+ injected=$injected}, $took s"
 	expect "$what: pages faulted back into the swap cache" \
 		'[ "$kv_corrupt_refault" = 0 ] && ge "$kv_swapped_after_pageout" $P90 && ge "$kv_before_swapcache" $P90'
-	expect "$what: every page moved to node ${kv_node_to:-?} (pgmigrate_success)" \
-		'[ "$kv_pages_on_to" = $PAGES ] && ge "$kv_pgmigrate_success" $PAGES'
+	if [ -n "$split" ]; then
+		expect "$what: every page moved to node ${kv_node_to:-?} as order-0 pages (no THP migrated)" \
+			'[ "$kv_pages_on_to" = $PAGES ] && ge "$kv_pgmigrate_success" $PAGES && ge "$injected" 1 &&
+			 [ "$kv_thp_migration_success" = 0 ] && [ "$kv_after_large" = 0 ]'
+	else
+		expect "$what: every page moved to node ${kv_node_to:-?} (pgmigrate_success)" \
+			'[ "$kv_pages_on_to" = $PAGES ] && ge "$kv_pgmigrate_success" $PAGES'
+	fi
 	expect "$what: migrated folios took their place in the swap cache, every page verified" \
 		'ge "$kv_after_swapcache" $P90 && [ "$kv_corrupt_migrated" = 0 ]'
 	expect "$what: after migration, a round trip through the device verifies" \
@@ -286,7 +307,7 @@ swapoff_case() {
 }
 
 # synchronous=1: 12 + 8 + 4 + 4 + 6 + 2; synchronous=0: 18 + 4 + 8 + 8 + 6 + 2
-plan 82
+plan 86
 trap cleanup EXIT
 trap 'exit 143' TERM INT
 swapcache_setup "$CGNAME"
@@ -305,6 +326,7 @@ for s in 1 0; do
 		split_case 0 2M
 		migrate_case 0 0
 		migrate_case 0 2M
+		migrate_case 0 2M --split
 	else
 		fork_case 1 0
 		fork_case 1 2M

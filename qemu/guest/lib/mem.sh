@@ -22,6 +22,11 @@
 #   shmem_thp_set SIZE MODE          shmem THP for memfd/tmpfs: SIZE pmd or 64kB...;
 #                                    MODE always|within_size|advise|never|deny|force|inherit
 #   thp_reset                        boot defaults: pmd madvise, mTHP never/inherit, shmem never
+#   khugepaged_park / khugepaged_restore
+#                                    khugepaged asleep for a day / its sleep as before:
+#                                    it collapses PTE-mapped THPs into new folios outside
+#                                    the swap cache, which a test of folio identity must
+#                                    not race with (seen: 1 migrate case in ~100)
 #   fio_job NAME [RUNTIME]           path of workloads/fio/NAME.fio; with RUNTIME a copy
 #                                    with runtime=RUNTIME and no ramp (for short guest runs)
 
@@ -252,6 +257,21 @@ thp_reset() {
 			{ echo never > "$d/shmem_enabled"; } 2>/dev/null
 		fi
 	done
+	return 0
+}
+
+_KHUGEPAGED_SLEEP=/sys/kernel/mm/transparent_hugepage/khugepaged/scan_sleep_millisecs
+
+# Writing the knob wakes khugepaged, which then sleeps for the new time.
+khugepaged_park() {
+	[ -w "$_KHUGEPAGED_SLEEP" ] || return 0
+	[ -s /tmp/.khugepaged-sleep ] || cat "$_KHUGEPAGED_SLEEP" > /tmp/.khugepaged-sleep
+	echo 86400000 > "$_KHUGEPAGED_SLEEP"
+}
+
+khugepaged_restore() {
+	[ -s /tmp/.khugepaged-sleep ] && cat /tmp/.khugepaged-sleep > "$_KHUGEPAGED_SLEEP"
+	rm -f /tmp/.khugepaged-sleep
 	return 0
 }
 

@@ -21,8 +21,10 @@
 #   count_lines FILE RE      lines of FILE matching RE (0 when none)
 #   swapcache_setup NAME     a fresh memcg $CGROOT/NAME, tierblk
 #                            loaded (256M, anything left over unloaded
-#                            first), readahead knobs saved and set on;
-#                            bails out of the test when one fails
+#                            first), readahead knobs saved and set on,
+#                            khugepaged parked (its collapses replace swap
+#                            cache folios); bails out of the test when one
+#                            fails
 #   swapcache_teardown NAME  undoes it (and resets THP)
 
 in_memcg() {
@@ -102,11 +104,13 @@ swapcache_setup() {
 	tierblk_load size=256M >/dev/null || bail "insmod tierblk failed"
 	swap_ra_save
 	swap_ra_on || bail "cannot set the swap readahead knobs"
+	khugepaged_park || bail "cannot park khugepaged"
 }
 
 swapcache_teardown() {
 	memcg_destroy "$1"
 	thp_reset
 	swap_ra_restore
+	khugepaged_restore
 	tierblk_unload 2>/dev/null
 }
