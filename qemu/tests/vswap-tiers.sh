@@ -22,7 +22,12 @@
 #  5. a one-shot read error on the slot of one page on each tier (found on
 #     the devices by the pages' stamps, page-cluster 0): SIGBUS on exactly
 #     those two pages, every other page verified;
-#  6. tiers_down: the virtual device off, both tiers removed (nothing
+#  6. write errors: with every write to tierblk0 failing, the failed
+#     folios are rebound to nbd before their next write (retargeted_pages),
+#     tierblk0 rests and nbd takes the rest, every page verified; bad
+#     write_error_rest_ms values refused; without the fault tierblk0 takes
+#     pages again;
+#  7. tiers_down: the virtual device off, both tiers removed (nothing
 #     leaked), every swap table freed.
 . /usr/lib/tierswap/lib.sh
 
@@ -38,6 +43,7 @@ vswap_required || exit 0
 
 cleanup() {
 	kill_bg "$sspid"
+	[ -w "$V/write_error_rest_ms" ] && echo 1000 > "$V/write_error_rest_ms"
 	memcg_destroy "$CG"
 	memcg_destroy "$CG-large"
 	echo "$cluster" > /proc/sys/vm/page-cluster
@@ -56,7 +62,7 @@ vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 
-plan 33
+plan 38
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -211,6 +217,48 @@ check_eq "SIGBUS on exactly those two pages" "$want" "$sb"
 check_eq "each tier failed one read" "1 1" "$(tier_stat tierblk0 read_errors) $(tier_stat nbd read_errors)"
 tier_faults_off tierblk0 && tier_faults_off nbd || bail "tier_faults_off failed"
 echo "$cluster" > /proc/sys/vm/page-cluster
+
+# 6. write errors (mm-patches 0016): every write to tierblk0 fails. The
+# first failed folios stay dirty and are rebound to nbd before their next
+# write; tierblk0 rests (write_error_rest_ms, a minute here, so that no
+# new slot goes there during the run) and nbd takes everything. Then the
+# fault is gone, the rest is 0: tierblk0 takes pages again.
+R=$V/write_error_rest_ms
+check_eq "write_error_rest_ms: abc, -1 and 600001 refused (EINVAL), 1000 kept" "EINVAL EINVAL EINVAL 1000" \
+	"$(vs_try write_error_rest_ms abc) $(vs_try write_error_rest_ms -1) $(vs_try write_error_rest_ms 600001) $(cat "$R")"
+echo 60000 > "$R"
+we0=$(vswap_stat write_errors) rt0=$(vswap_stat retargeted_pages)
+te0=$(tier_stat tierblk0 write_errors) tw0=$(tier_stat tierblk0 writes)
+fast0=$(tier_used_kb tierblk0) slow0=$(tier_used_kb nbd)
+tier_error_rate tierblk0 write 1000000 || bail "tier_error_rate failed"
+ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 4M --seed 45 ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+fast=$(tier_used_kb tierblk0) slow=$(tier_used_kb nbd)
+we=$(($(vswap_stat write_errors) - we0)) rt=$(($(vswap_stat retargeted_pages) - rt0))
+te=$(($(tier_stat tierblk0 write_errors) - te0))
+diag "write errors: tierblk0 $te failed writes of $(($(tier_stat tierblk0 writes) - tw0)); stats write_errors +$we retargeted_pages +$rt; tierblk0 ${fast0}->${fast} KiB, nbd ${slow0}->${slow} KiB; tiers: $(tr '\n' ';' < "$V/tiers")"
+check "every write to tierblk0 failed ($te), the folios were rebound (retargeted_pages +$rt, write_errors +$we, the tiers line's $(awk 'NR == 1 { print $6 }' "$V/tiers"))" \
+	sh -c "[ $te -ge 1 ] && [ $we -ge $te ] && [ $rt -ge 1 ] && [ $(awk 'NR == 1 { print $6 }' "$V/tiers") -ge $we ]"
+check "the pages went to nbd (${slow0} -> ${slow} KiB), none stayed on tierblk0 (${fast0} -> ${fast} KiB)" \
+	sh -c "[ $((slow - slow0)) -ge 2048 ] && [ $fast -le $fast0 ]"
+tier_faults_off tierblk0 || bail "tier_faults_off failed"
+echo 0 > "$R"
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "swapstress: exit 0, every page verified, none corrupt" "0 0 2048" \
+	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+ss_paged_out "$CG" "$OUT" --size 4M --mem anon --thp never --pageout memcg --memcg-max 2M --seed 46 ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+fast=$(tier_used_kb tierblk0)
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check "the fault gone and no rest: tierblk0 takes pages again (${fast} KiB), every page verified" \
+	sh -c "[ $fast -ge 512 ] && [ $rc = 0 ] && [ $(kv_get "$OUT" corrupt) = 0 ]"
+echo 1000 > "$R"
 
 check "tiers_down: the virtual device off, both tiers removed" tiers_down
 check "no swap left, no tier listed, every swap table freed (tables back to $t0)" \
