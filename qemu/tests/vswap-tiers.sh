@@ -22,11 +22,11 @@
 #  5. a one-shot read error on the slot of one page on each tier (found on
 #     the devices by the pages' stamps, page-cluster 0): SIGBUS on exactly
 #     those two pages, every other page verified;
-#  6. write errors: with every write to tierblk0 failing, the failed
-#     folios are rebound to nbd before their next write (retargeted_pages),
-#     tierblk0 rests and nbd takes the rest, every page verified; bad
-#     write_error_rest_ms values refused; without the fault tierblk0 takes
-#     pages again;
+#  6. write errors (every write to tierblk0 failing): with no rest each
+#     folio fails there once and is rebound to nbd before its next write,
+#     never to tierblk0 again; with a rest, new slots avoid tierblk0 after
+#     its first failure; every page verified; bad write_error_rest_ms
+#     values refused; without the fault tierblk0 takes pages again;
 #  7. tiers_down: the virtual device off, both tiers removed (nothing
 #     leaked), every swap table freed.
 . /usr/lib/tierswap/lib.sh
@@ -62,7 +62,7 @@ vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 
-plan 38
+plan 39
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -218,46 +218,60 @@ check_eq "each tier failed one read" "1 1" "$(tier_stat tierblk0 read_errors) $(
 tier_faults_off tierblk0 && tier_faults_off nbd || bail "tier_faults_off failed"
 echo "$cluster" > /proc/sys/vm/page-cluster
 
-# 6. write errors (mm-patches 0016): every write to tierblk0 fails. The
-# first failed folios stay dirty and are rebound to nbd before their next
-# write; tierblk0 rests (write_error_rest_ms, a minute here, so that no
-# new slot goes there during the run) and nbd takes everything. Then the
-# fault is gone, the rest is 0: tierblk0 takes pages again.
+# 6. write errors (mm-patches 0016): every write to tierblk0 fails.
+#  a. no rest (write_error_rest_ms 0): each folio goes to tierblk0 first,
+#     its write fails, and before its next write it is rebound to nbd,
+#     never to tierblk0 again;
+#  b. a minute's rest: after the first failure new slots go to nbd;
+#  c. the fault gone, no rest: tierblk0 takes pages again.
 R=$V/write_error_rest_ms
 check_eq "write_error_rest_ms: abc, -1 and 600001 refused (EINVAL), 1000 kept" "EINVAL EINVAL EINVAL 1000" \
 	"$(vs_try write_error_rest_ms abc) $(vs_try write_error_rest_ms -1) $(vs_try write_error_rest_ms 600001) $(cat "$R")"
-echo 60000 > "$R"
-we0=$(vswap_stat write_errors) rt0=$(vswap_stat retargeted_pages)
-te0=$(tier_stat tierblk0 write_errors) tw0=$(tier_stat tierblk0 writes)
-fast0=$(tier_used_kb tierblk0) slow0=$(tier_used_kb nbd)
-tier_error_rate tierblk0 write 1000000 || bail "tier_error_rate failed"
-ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 4M --seed 45 ||
-	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
-fast=$(tier_used_kb tierblk0) slow=$(tier_used_kb nbd)
-we=$(($(vswap_stat write_errors) - we0)) rt=$(($(vswap_stat retargeted_pages) - rt0))
-te=$(($(tier_stat tierblk0 write_errors) - te0))
-diag "write errors: tierblk0 $te failed writes of $(($(tier_stat tierblk0 writes) - tw0)); stats write_errors +$we retargeted_pages +$rt; tierblk0 ${fast0}->${fast} KiB, nbd ${slow0}->${slow} KiB; tiers: $(tr '\n' ';' < "$V/tiers")"
-check "every write to tierblk0 failed ($te), the folios were rebound (retargeted_pages +$rt, write_errors +$we, the tiers line's $(awk 'NR == 1 { print $6 }' "$V/tiers"))" \
-	sh -c "[ $te -ge 1 ] && [ $we -ge $te ] && [ $rt -ge 1 ] && [ $(awk 'NR == 1 { print $6 }' "$V/tiers") -ge $we ]"
-check "the pages went to nbd (${slow0} -> ${slow} KiB), none stayed on tierblk0 (${fast0} -> ${fast} KiB)" \
-	sh -c "[ $((slow - slow0)) -ge 2048 ] && [ $fast -le $fast0 ]"
-tier_faults_off tierblk0 || bail "tier_faults_off failed"
-echo 0 > "$R"
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+# werr_run REST SIZE MEMCG SEED: swapstress out with every tierblk0 write
+# failing; sets te (failed tierblk0 writes), we and rt (the stats'
+# write_errors and retargeted_pages), fast0/fast and slow0/slow (KiB used)
+werr_run() {
+	local we0 rt0 te0 tw0
+	echo "$1" > "$R"
+	we0=$(vswap_stat write_errors) rt0=$(vswap_stat retargeted_pages)
+	te0=$(tier_stat tierblk0 write_errors) tw0=$(tier_stat tierblk0 writes)
+	fast0=$(tier_used_kb tierblk0) slow0=$(tier_used_kb nbd)
+	tier_error_rate tierblk0 write 1000000 || bail "tier_error_rate failed"
+	ss_paged_out "$CG" "$OUT" --size "$2" --mem anon --thp never --pageout memcg --memcg-max "$3" --seed "$4" ||
+		bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+	fast=$(tier_used_kb tierblk0) slow=$(tier_used_kb nbd)
+	we=$(($(vswap_stat write_errors) - we0)) rt=$(($(vswap_stat retargeted_pages) - rt0))
+	te=$(($(tier_stat tierblk0 write_errors) - te0))
+	tier_faults_off tierblk0 || bail "tier_faults_off failed"
+	diag "rest $1 ms: tierblk0 $te failed writes of $(($(tier_stat tierblk0 writes) - tw0)); stats write_errors +$we retargeted_pages +$rt; tierblk0 ${fast0}->${fast} KiB, nbd ${slow0}->${slow} KiB; tiers: $(tr '\n' ';' < "$V/tiers")"
+}
+# ss_finish: let the stopped swapstress verify and exit; rc
+ss_finish() {
+	kill -CONT "$sspid"
+	wait "$sspid"
+	rc=$?
+	sspid=
+}
+werr_run 0 8M 4M 45
+check "no rest: every page failed on tierblk0 first ($te writes, write_errors +$we, the tiers line's $(awk 'NR == 1 { print $6 }' "$V/tiers")), then was rebound (retargeted_pages +$rt)" \
+	sh -c "[ $te -ge 512 ] && [ $we -ge $te ] && [ $rt -ge 512 ] && [ $(awk 'NR == 1 { print $6 }' "$V/tiers") -ge $we ]"
+check "no page stayed on tierblk0 (${fast0} -> ${fast} KiB), nbd took them (${slow0} -> ${slow} KiB)" \
+	sh -c "[ $fast -le $fast0 ] && [ $((slow - slow0)) -ge 2048 ]"
+ss_finish
 check_eq "swapstress: exit 0, every page verified, none corrupt" "0 0 2048" \
 	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
-ss_paged_out "$CG" "$OUT" --size 4M --mem anon --thp never --pageout memcg --memcg-max 2M --seed 46 ||
+werr_run 60000 4M 2M 46
+check "a minute's rest: tierblk0 failed $te writes (at most a reclaim batch), nbd took the pages (${slow0} -> ${slow} KiB), none left on tierblk0" \
+	sh -c "[ $te -ge 1 ] && [ $te -le 32 ] && [ $fast -le $fast0 ] && [ $((slow - slow0)) -ge 1024 ]"
+ss_finish
+r1=$rc c1=$(kv_get "$OUT" corrupt)
+echo 0 > "$R"
+ss_paged_out "$CG" "$OUT" --size 4M --mem anon --thp never --pageout memcg --memcg-max 2M --seed 47 ||
 	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
 fast=$(tier_used_kb tierblk0)
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
-check "the fault gone and no rest: tierblk0 takes pages again (${fast} KiB), every page verified" \
-	sh -c "[ $fast -ge 512 ] && [ $rc = 0 ] && [ $(kv_get "$OUT" corrupt) = 0 ]"
+ss_finish
+check "the fault gone, the rest set to 0 (it ends the running one): tierblk0 takes pages again (${fast} KiB), every page verified in both runs" \
+	sh -c "[ $fast -ge 512 ] && [ $r1 = 0 ] && [ $c1 = 0 ] && [ $rc = 0 ] && [ $(kv_get "$OUT" corrupt) = 0 ]"
 echo 1000 > "$R"
 
 check "tiers_down: the virtual device off, both tiers removed" tiers_down
