@@ -13,7 +13,8 @@
 #     folios on tierblk0 come back whole (0001's bypass);
 #  3. spill: anon pages through an 8M memcg fill tierblk0 first and the
 #     rest goes to nbd (spilled_pages counts them); every swap PTE holds
-#     the virtual device's type;
+#     the virtual device's type; debugfs vswap/memory counts the memory
+#     per slot (mm-patches 0017);
 #  4. while those pages are out: nbd refused removal while the rest would
 #     be smaller than the virtual device (-EBUSY); zram tiers added with
 #     the virtual device on (the first listed third by its priority) up to
@@ -62,7 +63,7 @@ vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 
-plan 39
+plan 40
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -159,6 +160,21 @@ check "tierblk0 filled first (${fast} KiB of 8188), nbd took the rest (${slow} K
 diag "tiers: $(tr '\n' ';' < "$V/tiers") stats: $(tr '\n' ' ' < "$V/stats")"
 check "every swap PTE holds the virtual device's type ($vtype)" \
 	sh -c "[ -s /tmp/vswap-tiers.pm ] && awk -v t=$vtype '\$2 != \"-\" && \$2 != t { exit 1 }' /tmp/vswap-tiers.pm"
+# memory per slot (mm-patches 0017): a line per tier and for the virtual
+# device, table bytes 4096 a table, forward tables on the virtual device
+# alone, at least one per 512 virtual slots in use, the sum per slot in use
+M=/sys/kernel/debug/vswap/memory
+diag "memory: $(tr '\n' ';' < "$M" 2>/dev/null)"
+check "debugfs vswap/memory: tierblk0, nbd, the virtual device (its slots in use, a forward table per cluster in use) and the sum per virtual slot" \
+	awk -v nbd="$NBD_DEV" '
+		NR > 1 && NF == 9 {
+			n[$1] = 1
+			if ($7 != ($4 + $5) * 4096 || $2 < 1) bad = 1
+			if ($1 != "[vswap]" && $5 != 0) bad = 1
+			if ($1 == "[vswap]" && ($3 < 1024 || $5 < int(($3 + 511) / 512) || $4 < 1)) bad = 1
+		}
+		/^per virtual slot in use: virtual [0-9.]+ tiers [0-9.]+ all [0-9.]+$/ { sum = 1 }
+		END { exit !(n["/dev/tierblk0"] && n[nbd] && n["[vswap]"] && sum && !bad) }' "$M"
 
 # 4. tiers come and go while the virtual device is on: a 64M zram tier
 # (room enough that only its pages keep tierblk0), then five 1M ones up
