@@ -70,6 +70,21 @@ workers_majflt() {
 	echo "$t"
 }
 
+# live_workload SEED: swapstress reading and writing at random through the
+# memcg in the background (sspid), until tierblk0 holds 2048 KiB (or a
+# minute passed); fast: what it holds then
+live_workload() {
+	local i=0
+	swapstress --size $SIZE --mem anon --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
+		--passes 1 --pattern random --seed "$1" > "$OUT" 2>&1 &
+	sspid=$!
+	while [ "$(tier_used_kb tierblk0)" -lt 2048 ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fast=$(tier_used_kb tierblk0)
+}
+
 plan 18
 trap cleanup EXIT
 t0=$(swt_tables)
@@ -131,15 +146,7 @@ memcg_destroy "$CG"
 # while it goes
 check_eq "add tierblk0 back while on" ok "$(vs_try add "/dev/tierblk0 prio=20")"
 d0=$(vswap_stat drained_pages)
-swapstress --size $SIZE --mem anon --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
-	--passes 1 --pattern random --seed 52 > "$OUT" 2>&1 &
-sspid=$!
-i=0
-while [ "$(tier_used_kb tierblk0)" -lt 2048 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-fast=$(tier_used_kb tierblk0)
+live_workload 52
 rc=$(vs_try remove /dev/tierblk0)
 alive=no
 [ -r "/proc/$sspid/stat" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$sspid/status" && alive=yes
@@ -162,15 +169,7 @@ memcg_destroy "$CG"
 # fault gone, the next remove drains to nbd although nbd still rests
 # after its failure: a resting tier is the last choice, not no choice.
 check_eq "add tierblk0 back while on" ok "$(vs_try add "/dev/tierblk0 prio=20")"
-swapstress --size $SIZE --mem anon --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
-	--passes 1 --pattern random --seed 53 > "$OUT" 2>&1 &
-sspid=$!
-i=0
-while [ "$(tier_used_kb tierblk0)" -lt 2048 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-fast=$(tier_used_kb tierblk0)
+live_workload 53
 nwe() { awk -v d="$NBD_DEV" '$1 == d { print $6 }' "$V/tiers"; }
 w0=$(nwe) we0=$(tier_stat nbd write_errors)
 tier_error_rate nbd write 1000000 || bail "tier_error_rate nbd failed"
