@@ -21,7 +21,11 @@
 #     at random through the memcg while tierblk0 is removed under it:
 #     every page verified (faults race with moves: a fault waits on the
 #     folio the drain holds);
-#  3. tiers_down: nothing leaked, every swap table freed.
+#  3. a write error on the drain's target under a running workload: nbd
+#     fails every write, remove tierblk0 gives EIO and lists it again;
+#     the fault gone, remove drains to nbd although nbd rests after its
+#     failure (mm-patches 0016); every page verified;
+#  4. tiers_down: nothing leaked, every swap table freed.
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
@@ -66,7 +70,22 @@ workers_majflt() {
 	echo "$t"
 }
 
-plan 14
+# live_workload SEED: swapstress reading and writing at random through the
+# memcg in the background (sspid), until tierblk0 holds 2048 KiB (or a
+# minute passed); fast: what it holds then
+live_workload() {
+	local i=0
+	swapstress --size $SIZE --mem anon --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
+		--passes 1 --pattern random --seed "$1" > "$OUT" 2>&1 &
+	sspid=$!
+	while [ "$(tier_used_kb tierblk0)" -lt 2048 ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fast=$(tier_used_kb tierblk0)
+}
+
+plan 18
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -127,15 +146,7 @@ memcg_destroy "$CG"
 # while it goes
 check_eq "add tierblk0 back while on" ok "$(vs_try add "/dev/tierblk0 prio=20")"
 d0=$(vswap_stat drained_pages)
-swapstress --size $SIZE --mem anon --pageout memcg --memcg-name "$CG" --memcg-max $MEMCG \
-	--passes 1 --pattern random --seed 52 > "$OUT" 2>&1 &
-sspid=$!
-i=0
-while [ "$(tier_used_kb tierblk0)" -lt 2048 ] && [ $i -lt 600 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-fast=$(tier_used_kb tierblk0)
+live_workload 52
 rc=$(vs_try remove /dev/tierblk0)
 alive=no
 [ -r "/proc/$sspid/stat" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$sspid/status" && alive=yes
@@ -148,6 +159,36 @@ sspid=
 d1=$(vswap_stat drained_pages)
 check_eq "the workload raced the drain: exit 0, every page verified, pages moved (drained +$((d1 - d0)))" \
 	"0 0 yes" "$rc $(kv_get "$OUT" corrupt) $([ $((d1 - d0)) -gt 0 ] && echo yes)"
+memcg_destroy "$CG"
+
+# 3. a write error on the drain's target, under a running workload
+# (mm-patches 0016): nbd fails every write while tierblk0 is removed. The
+# drain stops at its first failed copy (EIO), tierblk0 is listed again and
+# the workload's own failed writes wait dirty in memory (they go to
+# tierblk0, the one tier left to them, before their next write). With the
+# fault gone, the next remove drains to nbd although nbd still rests
+# after its failure: a resting tier is the last choice, not no choice.
+check_eq "add tierblk0 back while on" ok "$(vs_try add "/dev/tierblk0 prio=20")"
+live_workload 53
+nwe() { awk -v d="$NBD_DEV" '$1 == d { print $6 }' "$V/tiers"; }
+w0=$(nwe) we0=$(tier_stat nbd write_errors)
+tier_error_rate nbd write 1000000 || bail "tier_error_rate nbd failed"
+rc=$(vs_try remove /dev/tierblk0)
+tier_faults_off nbd || bail "tier_faults_off nbd failed"
+listed=no
+grep -q '^/dev/tierblk0 ' "$V/tiers" && listed=yes
+check_eq "remove tierblk0 (${fast} KiB in use) while nbd fails every write: EIO, tierblk0 listed again ($listed), nbd's write errors $(($(tier_stat nbd write_errors) - we0)), in tiers +$(($(nwe) - w0))" \
+	"EIO yes yes" "$rc $listed $([ $(($(nwe) - w0)) -ge 1 ] && [ $(($(tier_stat nbd write_errors) - we0)) -ge 1 ] && echo yes)"
+d0=$(vswap_stat drained_pages)
+rc=$(vs_try remove /dev/tierblk0)
+d1=$(vswap_stat drained_pages)
+check_eq "the fault gone: remove tierblk0 again drains to nbd at once (drained +$((d1 - d0))), nbd resting or not" \
+	"ok yes" "$rc $([ $((d1 - d0)) -gt 0 ] && echo yes)"
+wait "$sspid"
+rc=$?
+sspid=
+[ $rc = 0 ] || diag "$(grep -v '^#' "$OUT" | tr '\n' ' ')"
+check_eq "the workload ran throughout: exit 0, every page verified" "0 0" "$rc $(kv_get "$OUT" corrupt)"
 memcg_destroy "$CG"
 
 check "tiers_down: the virtual device off, nbd removed (nothing leaked)" tiers_down

@@ -13,7 +13,8 @@
 #     folios on tierblk0 come back whole (0001's bypass);
 #  3. spill: anon pages through an 8M memcg fill tierblk0 first and the
 #     rest goes to nbd (spilled_pages counts them); every swap PTE holds
-#     the virtual device's type;
+#     the virtual device's type; debugfs vswap/memory counts the memory
+#     per slot (mm-patches 0017);
 #  4. while those pages are out: nbd refused removal while the rest would
 #     be smaller than the virtual device (-EBUSY); zram tiers added with
 #     the virtual device on (the first listed third by its priority) up to
@@ -22,7 +23,12 @@
 #  5. a one-shot read error on the slot of one page on each tier (found on
 #     the devices by the pages' stamps, page-cluster 0): SIGBUS on exactly
 #     those two pages, every other page verified;
-#  6. tiers_down: the virtual device off, both tiers removed (nothing
+#  6. write errors (every write to tierblk0 failing): with no rest each
+#     folio fails there once and is rebound to nbd before its next write,
+#     never to tierblk0 again; with a rest, new slots avoid tierblk0 after
+#     its first failure; every page verified; bad write_error_rest_ms
+#     values refused; without the fault tierblk0 takes pages again;
+#  7. tiers_down: the virtual device off, both tiers removed (nothing
 #     leaked), every swap table freed.
 . /usr/lib/tierswap/lib.sh
 
@@ -38,6 +44,7 @@ vswap_required || exit 0
 
 cleanup() {
 	kill_bg "$sspid"
+	[ -w "$V/write_error_rest_ms" ] && echo 1000 > "$V/write_error_rest_ms"
 	memcg_destroy "$CG"
 	memcg_destroy "$CG-large"
 	echo "$cluster" > /proc/sys/vm/page-cluster
@@ -56,7 +63,7 @@ vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 
-plan 33
+plan 40
 trap cleanup EXIT
 t0=$(swt_tables)
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
@@ -153,6 +160,21 @@ check "tierblk0 filled first (${fast} KiB of 8188), nbd took the rest (${slow} K
 diag "tiers: $(tr '\n' ';' < "$V/tiers") stats: $(tr '\n' ' ' < "$V/stats")"
 check "every swap PTE holds the virtual device's type ($vtype)" \
 	sh -c "[ -s /tmp/vswap-tiers.pm ] && awk -v t=$vtype '\$2 != \"-\" && \$2 != t { exit 1 }' /tmp/vswap-tiers.pm"
+# memory per slot (mm-patches 0017): a line per tier and for the virtual
+# device, table bytes 4096 a table, forward tables on the virtual device
+# alone, at least one per 512 virtual slots in use, the sum per slot in use
+M=/sys/kernel/debug/vswap/memory
+diag "memory: $(tr '\n' ';' < "$M" 2>/dev/null)"
+check "debugfs vswap/memory: tierblk0, nbd, the virtual device (its slots in use, a forward table per cluster in use) and the sum per virtual slot" \
+	awk -v nbd="$NBD_DEV" '
+		NR > 1 && NF == 9 {
+			n[$1] = 1
+			if ($7 != ($4 + $5) * 4096 || $2 < 1) bad = 1
+			if ($1 != "[vswap]" && $5 != 0) bad = 1
+			if ($1 == "[vswap]" && ($3 < 1024 || $5 < int(($3 + 511) / 512) || $4 < 1)) bad = 1
+		}
+		/^per virtual slot in use: virtual [0-9.]+ tiers [0-9.]+ all [0-9.]+$/ { sum = 1 }
+		END { exit !(n["/dev/tierblk0"] && n[nbd] && n["[vswap]"] && sum && !bad) }' "$M"
 
 # 4. tiers come and go while the virtual device is on: a 64M zram tier
 # (room enough that only its pages keep tierblk0), then five 1M ones up
@@ -211,6 +233,64 @@ check_eq "SIGBUS on exactly those two pages" "$want" "$sb"
 check_eq "each tier failed one read" "1 1" "$(tier_stat tierblk0 read_errors) $(tier_stat nbd read_errors)"
 tier_faults_off tierblk0 && tier_faults_off nbd || bail "tier_faults_off failed"
 echo "$cluster" > /proc/sys/vm/page-cluster
+
+# 6. write errors (mm-patches 0016): every write to tierblk0 fails.
+#  a. no rest (write_error_rest_ms 0): each folio goes to tierblk0 first,
+#     its write fails, and before its next write it is rebound to nbd,
+#     never to tierblk0 again;
+#  b. a minute's rest: after the first failure new slots go to nbd;
+#  c. the fault gone, no rest: tierblk0 takes pages again.
+R=$V/write_error_rest_ms
+check_eq "write_error_rest_ms: abc, -1 and 600001 refused (EINVAL), 1000 kept" "EINVAL EINVAL EINVAL 1000" \
+	"$(vs_try write_error_rest_ms abc) $(vs_try write_error_rest_ms -1) $(vs_try write_error_rest_ms 600001) $(cat "$R")"
+# werr_run REST SIZE MEMCG SEED: swapstress out with every tierblk0 write
+# failing; sets te (failed tierblk0 writes), we and rt (the stats'
+# write_errors and retargeted_pages), fast0/fast and slow0/slow (KiB used)
+werr_run() {
+	local we0 rt0 te0 tw0
+	echo "$1" > "$R"
+	we0=$(vswap_stat write_errors) rt0=$(vswap_stat retargeted_pages)
+	te0=$(tier_stat tierblk0 write_errors) tw0=$(tier_stat tierblk0 writes)
+	fast0=$(tier_used_kb tierblk0) slow0=$(tier_used_kb nbd)
+	tier_error_rate tierblk0 write 1000000 || bail "tier_error_rate failed"
+	ss_paged_out "$CG" "$OUT" --size "$2" --mem anon --thp never --pageout memcg --memcg-max "$3" --seed "$4" ||
+		bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+	fast=$(tier_used_kb tierblk0) slow=$(tier_used_kb nbd)
+	we=$(($(vswap_stat write_errors) - we0)) rt=$(($(vswap_stat retargeted_pages) - rt0))
+	te=$(($(tier_stat tierblk0 write_errors) - te0))
+	tier_faults_off tierblk0 || bail "tier_faults_off failed"
+	diag "rest $1 ms: tierblk0 $te failed writes of $(($(tier_stat tierblk0 writes) - tw0)); stats write_errors +$we retargeted_pages +$rt; tierblk0 ${fast0}->${fast} KiB, nbd ${slow0}->${slow} KiB; tiers: $(tr '\n' ';' < "$V/tiers")"
+}
+# ss_finish: let the stopped swapstress verify and exit; rc
+ss_finish() {
+	kill -CONT "$sspid"
+	wait "$sspid"
+	rc=$?
+	sspid=
+}
+werr_run 0 8M 4M 45
+check "no rest: every page failed on tierblk0 first ($te writes, write_errors +$we, the tiers line's $(awk 'NR == 1 { print $6 }' "$V/tiers")), then was rebound (retargeted_pages +$rt)" \
+	sh -c "[ $te -ge 512 ] && [ $we -ge $te ] && [ $rt -ge 512 ] && [ $(awk 'NR == 1 { print $6 }' "$V/tiers") -ge $we ]"
+# left on tierblk0: folios whose write just failed, dirty in memory until
+# their next write (seen: 7 pages)
+check "nbd took the pages (${slow0} -> ${slow} KiB); on tierblk0 at most a reclaim batch of failed folios waits in memory (${fast0} -> ${fast} KiB)" \
+	sh -c "[ $((slow - slow0)) -ge 2048 ] && [ $((fast - fast0)) -le 128 ]"
+ss_finish
+check_eq "swapstress: exit 0, every page verified, none corrupt" "0 0 2048" \
+	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+werr_run 60000 4M 2M 46
+check "a minute's rest: tierblk0 failed $te writes (at most a reclaim batch), nbd took the pages (${slow0} -> ${slow} KiB), none left on tierblk0" \
+	sh -c "[ $te -ge 1 ] && [ $te -le 32 ] && [ $fast -le $fast0 ] && [ $((slow - slow0)) -ge 1024 ]"
+ss_finish
+r1=$rc c1=$(kv_get "$OUT" corrupt)
+echo 0 > "$R"
+ss_paged_out "$CG" "$OUT" --size 4M --mem anon --thp never --pageout memcg --memcg-max 2M --seed 47 ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+fast=$(tier_used_kb tierblk0)
+ss_finish
+check "the fault gone, the rest set to 0 (it ends the running one): tierblk0 takes pages again (${fast} KiB), every page verified in both runs" \
+	sh -c "[ $fast -ge 512 ] && [ $r1 = 0 ] && [ $c1 = 0 ] && [ $rc = 0 ] && [ $(kv_get "$OUT" corrupt) = 0 ]"
+echo 1000 > "$R"
 
 check "tiers_down: the virtual device off, both tiers removed" tiers_down
 check "no swap left, no tier listed, every swap table freed (tables back to $t0)" \
