@@ -18,11 +18,11 @@
 #     once, or after the nbd timeout: none hangs), no page corrupt;
 #  3. SIGBUS on exactly the pages found on nbd, every other page verified
 #     (a worker records up to 1024 SIGBUS pages: 4M each, all recorded);
-#  4. the workload's exit freed its slots on the dead tier (the swap cache
-#     folios whose reads failed dropped by reclaim): removing nbd finds
-#     nothing to drain;
+#  4. the workload's exit freed its slots on the dead tier: nbd holds no
+#     more than the per-CPU slots caches may;
 #  5. tierblk0 alone takes a new workload, every page verified;
-#  6. tiers_down: nothing leaked.
+#  6. tiers_down (the virtual device's swapoff, then the tiers removed):
+#     nothing leaked.
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
@@ -45,8 +45,8 @@ cleanup() {
 	tiers_down
 }
 
-vs_try() { tierblk_try_file "$V/$1" "$2"; }
-vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
+# KiB of slots the per-CPU slots caches may hold: 64 a CPU
+SLACK_KB=$((64 * 4 * $(nproc)))
 
 plan 6
 trap cleanup EXIT
@@ -81,7 +81,6 @@ check "1. both tiers hold the workload's pages: tierblk0 $fast KiB ($nf pages fo
 # the server dies; the workload goes on with room in memory
 echo max > "$CGROOT/$CG/memory.max" || bail "lifting $CG's memory.max"
 kill -9 "$(nbd_server_pid)" || bail "no tiernbd to kill"
-e0=$(vswap_stat drain_lost_pages)
 t0=$(uptime_s)
 kill -CONT "$sspid"
 LIMIT=$((2 * NBD_TIMEOUT + 120))
@@ -102,7 +101,7 @@ sspid=
 t1=$(uptime_s)
 wait "$catpid"
 catpid=
-diag "after the kill: $(grep -E '^(pages_verified|sigbus|corrupt|pswpin|elapsed_ms)=' "$OUT" | tr '\n' ' ')"
+diag "after the kill: $(grep -E '^(pages_verified|sigbus|corrupt|pswpin|elapsed_ms|workers_failed|error)=' "$OUT" | tr '\n' ' ')"
 check_eq "2. the workload ends within $LIMIT s of the kill (took $((t1 - t0)) s), exit 0, no page corrupt" \
 	"0 0" "$rc $(kv_get "$OUT" corrupt)"
 # set_minus A B: the pages of comma list A not in B, as "N: first five"
@@ -117,16 +116,14 @@ only_sb=$(set_minus "$sbl" "$on_slow")
 only_slow=$(set_minus "$on_slow" "$sbl")
 check "3. SIGBUS on exactly the $ns pages found on nbd (SIGBUS, not on nbd: $only_sb; on nbd, no SIGBUS: $only_slow), the other $((PAGES - ns)) verified ($(kv_get "$OUT" pages_verified))" \
 	[ "$only_sb" = "0:" -a "$only_slow" = "0:" -a "$(kv_get "$OUT" pages_verified)" = $((PAGES - ns)) ]
-# the folios whose reads failed stay in the swap cache, holding their
-# slots, until reclaim drops them
-memcg_drain_swapcache "$CGROOT/$CG" >/dev/null || diag "pages left in the swap cache"
-memcg_destroy "$CG"
 
-# the exit freed the workload's slots, those on the dead tier too
+# the exit freed the workload's slots, those on the dead tier too: what
+# nbd still holds is slots the per-CPU slots caches took (64 a CPU, bound
+# when they left the allocator: eager binding), which tiers_down's
+# swapoff frees (a leak would make it fail)
 left=$(tier_used_kb nbd)
-rc=$(vs_try remove "$NBD_DEV")
-check_eq "4. nbd holds nothing after the exit ($left KiB); removing it drains nothing" \
-	"0 ok 0" "$left $rc $(($(vswap_stat drain_lost_pages) - e0))"
+check "4. nbd holds no more after the exit than the slots caches may ($left KiB, at most $SLACK_KB)" \
+	[ "$left" -le "$SLACK_KB" ]
 
 SS_KEYS='pswpin|pswpout|pages_verified|corrupt'
 ss "5. tierblk0 alone takes a new workload through the virtual device: every page verified" \
