@@ -133,15 +133,19 @@ check "--access read: failing preads recorded as eio_pages" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^eio_pages=1021,1022,1023$" "$1" && grep -q "^sigbus=0$" "$1"' $rc "$T/out"
 
 # ---- --stop-after-pageout: stops itself, continues on SIGCONT
+# wait_stop PID: stopped=1 once PID is stopped (10 s at most), else 0
+wait_stop() {
+	stopped=0
+	i=0
+	while [ $i -lt 100 ]; do
+		if grep -q '^State:.*T' /proc/$1/status 2>/dev/null; then stopped=1; break; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 "$SS" --size 4M --pageout none --stop-after-pageout >"$T/out" 2>"$T/err" &
 pid=$!
-stopped=0
-i=0
-while [ $i -lt 100 ]; do
-	if grep -q '^State:.*T' /proc/$pid/status 2>/dev/null; then stopped=1; break; fi
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_stop $pid
 kill -CONT $pid 2>/dev/null
 wait $pid
 rc=$?
@@ -156,13 +160,7 @@ if [ "$(id -u)" != 0 ] && [ "$(ulimit -l)" != unlimited ]; then
 else
 	"$SS" --size 8M --pageout none --threads 2 --lock-self --stop-after-pageout >"$T/out" 2>"$T/err" &
 	pid=$!
-	stopped=0
-	i=0
-	while [ $i -lt 100 ]; do
-		if grep -q '^State:.*T' /proc/$pid/status 2>/dev/null; then stopped=1; break; fi
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_stop $pid
 	plk=$(awk '$1 == "Locked:" { print $2 }' /proc/$pid/smaps_rollup 2>/dev/null)
 	w=$(cat /proc/$pid/task/*/children 2>/dev/null | tr -d " ")
 	wlk=$(awk '$1 == "Locked:" { print $2 }' /proc/$w/smaps_rollup 2>/dev/null)
