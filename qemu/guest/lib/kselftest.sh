@@ -102,7 +102,7 @@ ksft_swap_up() {
 	tierblk)
 		tierblk_load size="$1" >/dev/null || return 1
 		tierblk_set 0 synchronous 1 || return 1
-		tierblk_swapon 0 || return 1
+		tierblk_swapon 0 >/dev/null || return 1
 		echo /dev/tierblk0 ;;
 	*) echo "ksft_swap_up: KSELFTEST_SWAP must be zram or tierblk" >&2; return 1 ;;
 	esac

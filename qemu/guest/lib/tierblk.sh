@@ -144,7 +144,8 @@ tierblk_swapon() {
 	# already on (another tier came first): it keeps its size
 	grep -q '^\[vswap\] ' /proc/swaps && return 0
 	kb=$(awk '{ s += $3 } END { print s }' "$TB_VSWAP_SYS/tiers")
-	echo "${kb}K" > "$TB_VSWAP_SYS/size"
+	echo "${kb}K" > "$TB_VSWAP_SYS/size" || return 1
+	echo "# /dev/tierblk$1: the tier of a ${kb}K virtual swap device (TIERSWAP_VSWAP=1)"
 }
 
 # _tb_bounded SECONDS CMD: CMD (a shell command line), killed after
