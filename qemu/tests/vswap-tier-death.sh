@@ -25,7 +25,6 @@
 #     nothing leaked.
 . /usr/lib/tierswap/lib.sh
 
-V=$VSWAP_SYS
 CG=vswap-tier-death
 OUT=/tmp/vswap-tier-death.out
 FIFO=/tmp/vswap-tier-death.fifo
