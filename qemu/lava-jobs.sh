@@ -173,7 +173,9 @@ for suite in quick full; do
 			done <<< "$parts"
 			continue
 		fi
-		job "test-$suite-$label.yaml" "test $suite $label ($tree-$fl)" test "$tree-$fl" "$suite" $tests
+		# the boot's own guest environment (boot-plan.sh --env), as make test's
+		GUEST_ENV="${GUEST_ENV:-} $("$top/qemu/boot-plan.sh" --env "$label")" \
+			job "test-$suite-$label.yaml" "test $suite $label ($tree-$fl)" test "$tree-$fl" "$suite" $tests
 	done < <("$top/qemu/boot-plan.sh" "$suite" $names)
 done
 # make bench: every guest bench in one boot of each release kernel, with

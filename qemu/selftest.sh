@@ -286,6 +286,14 @@ bpq=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" quick a b c | tr '\n' '|'
 bpf=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" full a b c | tr '\n' '|')
 ok "boot-plan: one shared boot, a boot per '# boot: own' test, '# also-flavour' boots in the full suite only" \
 	[ "$bpq#$bpf" = "shared - a c|b - b|#shared - a c|b - b|c@debug-x debug-x c|" ]
+printf '#!/bin/sh\n# suite: quick\n# also-vswap: yes\n' > "$tmp/bp/d.sh"
+printf '#!/bin/sh\n# suite: full\n# boot: own\n# also-vswap: yes\n' > "$tmp/bp/e.sh"
+bpq=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" quick a d e | tr '\n' '|')
+bpf=$(BOOT_PLAN_TESTS=$tmp/bp "$top/qemu/boot-plan.sh" full a d e | tr '\n' '|')
+ok "boot-plan: '# also-vswap: yes' tests run once more in one 'vswap' boot, in the full suite only" \
+	[ "$bpq#$bpf" = "shared - a d|e - e|#shared - a d|e - e|vswap - d e|" ]
+ok "boot-plan --env: the vswap boot's guest gets TIERSWAP_VSWAP=1, other boots nothing" \
+	[ "$("$top/qemu/boot-plan.sh" --env vswap)|$("$top/qemu/boot-plan.sh" --env shared)" = "TIERSWAP_VSWAP=1|" ]
 ok "boot-plan: an unknown suite is refused (exit 2)" \
 	sh -c "\"$top/qemu/boot-plan.sh\" fast a 2>/dev/null; [ \$? = 2 ]"
 
@@ -300,6 +308,9 @@ ok "lava-jobs: one job per boot of make test, make test-full and make bench ($nb
 	[ "$(ls "$tmp"/lava/*.yaml 2>/dev/null | wc -l)" = "$nb" ]
 ok "lava-jobs: the quick shared job boots with the tests of the quick shared boot, results on the console" \
 	grep -q "tierswap.tests=$qs tierswap.suite=quick tierswap.results=console\"'\$" "$tmp/lava/test-quick-shared.yaml"
+ok "lava-jobs: the full suite's vswap job boots with TIERSWAP_VSWAP=1" \
+	sh -c "[ -z \"\$(grep -l '^# also-vswap: yes' \"$top\"/qemu/tests/*.sh)\" ] ||
+		grep -q 'tierswap.env.TIERSWAP_VSWAP=1' \"$tmp/lava/test-full-vswap.yaml\""
 
 # LAVA_SPLIT=K: each suite's shared boot as K jobs that hold its tests
 # once each; by LAVA_TIMES the longest test's job takes nothing else while

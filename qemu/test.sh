@@ -129,9 +129,12 @@ done
 # guest_boot LABEL NAME...: one boot of the guest running those tests, judged.
 # GUEST_TAG: another kernel than TREE-FLAVOUR.
 guest_boot() {
-	local label=$1 logs=$run/$1 out p f s pid rc=0
+	local label=$1 logs=$run/$1 out p f s pid rc=0 env
 	shift
-	BOOT_LOGS=$logs "$top/qemu/boot.sh" test "${GUEST_TAG:-$tag}" "$@" > /dev/null &
+	# what this boot's guest gets on top of GUEST_ENV (boot-plan.sh --env)
+	env=$("$top/qemu/boot-plan.sh" --env "$label")
+	GUEST_ENV="${GUEST_ENV:-}${env:+ $env}" BOOT_LOGS=$logs \
+		"$top/qemu/boot.sh" test "${GUEST_TAG:-$tag}" "$@" > /dev/null &
 	pid=$!
 	while kill -0 "$pid" 2> /dev/null; do
 		progress "$logs" "$label" "$@"
@@ -164,6 +167,9 @@ for b in "${boots[@]}"; do
 	if [ "$label" = shared ]; then
 		echo "== guest: $tag, suite $suite ($# tests in one boot)"
 		guest_boot shared "$@"
+	elif [ "$label" = vswap ]; then
+		echo "== guest: $tag, tierblk swap behind the virtual swap device ($# tests in one boot)"
+		guest_boot "$label" "$@"
 	elif [ "$fl" = - ]; then
 		echo "== guest: $tag (own boot: $1)"
 		guest_boot "$label" "$@"

@@ -2,6 +2,7 @@
 # timeout: 900
 # kselftest: cgroup
 # suite: full
+# also-vswap: yes
 # The kernel's tools/testing/selftests/cgroup/test_memcontrol: memory.current
 # and .peak, min/low/high/max protection and limits, memory.reclaim (with
 # swap), swap.max and swap.peak, OOM events, socket accounting; on a

@@ -2,6 +2,7 @@
 # timeout: 1500
 # kselftest: mm
 # suite: full
+# also-vswap: yes
 # The kernel's tools/testing/selftests/mm/cow (built from the booted kernel's
 # own tree): COW and GUP-pin exclusivity of anon base pages, THP, PTE-mapped
 # THP and every mTHP size, each also after MADV_PAGEOUT to a synchronous swap

@@ -2,6 +2,7 @@
 # timeout: 900
 # kselftest: mm
 # suite: full
+# also-vswap: yes
 # The kernel's tools/testing/selftests/mm/khugepaged: collapse of anon memory
 # by khugepaged and MADV_COLLAPSE, among them swapin during collapse
 # (collapse_swapin_single_pte) and the max_ptes_swap limit

@@ -2,6 +2,7 @@
 # timeout: 900
 # kselftest: mm
 # suite: full
+# also-vswap: yes
 # The kernel's tools/testing/selftests/mm/uffd-unit-tests. The wp-fork*
 # cases write-protect a page, MADV_PAGEOUT it (private memory) and check the
 # uffd-wp bit survives in the swap pte, across fork and unprotect, then fault

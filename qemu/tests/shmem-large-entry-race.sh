@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 600
 # suite: quick
+# also-vswap: yes
 # boot: own
 # A read of a large shmem swap entry fails while another task uses the same
 # entry (issue 15). tierblk synchronous=1 with 300 ms sleeping read latency,
@@ -110,7 +111,7 @@ one_case() {
 		check_eq "$what: the entry came back in A's one read (pswpin)" "$pages" "$(($(vmstat_get pswpin) - in0))"
 	fi
 	# A leaked slot makes swapoff retry until a signal: bounded, it fails.
-	check "$what: swapoff (no slot leaked or freed under the mapping)" timeout 60 swapoff /dev/tierblk0
+	check "$what: swapoff (no slot leaked or freed under the mapping)" tierblk_swapoff 0 60
 }
 
 # LER_ORDERS, LER_OPS: a subset of the cases (e.g. to show the bug once).

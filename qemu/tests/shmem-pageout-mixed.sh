@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 900
 # suite: full
+# also-vswap: yes
 # A shmem region whose folios are of mixed order, paged out and read back.
 # 64K shmem mTHP; while the region is filled, a quarter of its 64K folio
 # allocations fail (fail_page_alloc, min-order 4, stack filter on the

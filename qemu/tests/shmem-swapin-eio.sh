@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 900
 # suite: quick
+# also-vswap: yes
 # The -EIO swapin matrix: {anon, shmem} x {synchronous=1, 0} x {order 0,
 # 64K, 2M}. swapstress fills 4M, pages it out to tierblk0 and stops; the
 # test arms a one-shot read failure on the swap slot of page 512 (the first

@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 600
 # suite: quick
+# also-vswap: yes
 # A large shmem swap entry that cannot come back whole from a synchronous
 # device (mm-patches 0001). 64K shmem folios are paged out to tierblk0
 # (synchronous=1, page-cluster 3); while they are read back, every 64K

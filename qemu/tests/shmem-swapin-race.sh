@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 900
 # suite: full
+# also-vswap: yes
 # Concurrent shmem swapin: several tasks fault the same swapped-out tmpfs
 # range at once, repeatedly. A 32M tmpfs file of random bytes (huge=never:
 # order 0; huge=always: 2M folios) is written from a memcg, pushed to swap

@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 2400
 # suite: quick
+# also-vswap: yes
 # shmem swapin correctness and the fast path. A shmem region of SIZE
 # (default 64M, 8M in the quick suite), filled with swapstress's per-page pattern, is paged out
 # to tierblk0 and read back and verified, at order 0, 64K and 2M (anon shmem,

@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 600
 # suite: quick
+# also-vswap: yes
 # Swap cache race stress in the spirit of upstream's swap cache data-loss
 # bugs (a swapin racing another swapin, reclaim or a write of the same
 # entry; docs/swap-cache-tests.md). swaprace runs rounds in which three

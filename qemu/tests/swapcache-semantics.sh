@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 600
 # suite: quick
+# also-vswap: yes
 # Swap cache semantics that must survive a change of the swap cache's
 # implementation (docs/swap-cache-tests.md). On tierblk, synchronous=1 (the
 # swap-cache-bypassing path) and synchronous=0 (the swap cache path), each:

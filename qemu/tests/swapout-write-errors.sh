@@ -1,6 +1,7 @@
 #!/bin/sh
 # timeout: 600
 # suite: full
+# also-vswap: yes
 # Swap-out write errors lose nothing. With every write to tierblk0 failing,
 # a process's pages are paged out (MADV_PAGEOUT) and stay in memory: the
 # failed folios are re-dirtied and kept in the swap cache. Once the errors
@@ -30,7 +31,7 @@ memcg_kb() {
 # swapoff_ok: no slot leaked (swapoff would fail or never end), the device
 # holds only the swap header afterwards.
 swapoff_ok() {
-	timeout 120 swapoff /dev/tierblk0 || { echo "swapoff failed or hung"; return 1; }
+	tierblk_swapoff 0 120 || { echo "swapoff failed or hung"; return 1; }
 	[ "$(tierblk_stat 0 pages)" -le 1 ] ||
 		{ echo "after swapoff $(tierblk_stat 0 pages) pages left on the device"; return 1; }
 }

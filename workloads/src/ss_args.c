@@ -31,6 +31,9 @@ const char ss_usage[] =
 "                            (\"<page> - -\" when the page is not a swap entry)\n"
 "  --stop-after-pageout      raise(SIGSTOP) after pageout (and pagemap); continue with kill -CONT\n"
 "  --expect-sigbus           record SIGBUS / EIO pages and keep going (error injection)\n"
+"  --lock-self               mlock each process's own memory (stacks, heap, code) as it is\n"
+"                            touched, not the memory under test: a swap tier that dies\n"
+"                            takes only the tested pages with it\n"
 "  --seed S                  pattern and access-order seed (default 1)\n"
 "  --max-reports N           per-page report lines per worker (default 16)\n"
 "  --json                    one JSON object instead of key=value lines\n"
@@ -114,8 +117,9 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 		/* flags */
 		static const char *const flags[] = {
 			"--stop-after-pageout", "--expect-sigbus", "--json", "--folio-stats",
+			"--lock-self",
 		};
-		int f = pick(name, flags, 4);
+		int f = pick(name, flags, 5);
 		if (f >= 0) {
 			if (val) {
 				snprintf(err, errlen, "option %s takes no value", name);
@@ -127,8 +131,10 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 				c->expect_sigbus = true;
 			else if (f == 2)
 				c->json = true;
-			else
+			else if (f == 3)
 				c->folio_stats = true;
+			else
+				c->lock_self = true;
 			continue;
 		}
 

@@ -33,6 +33,7 @@ struct ss_config {
 	const char *pagemap_file;
 	bool stop_after_pageout;
 	bool expect_sigbus;
+	bool lock_self;
 	bool folio_stats;
 	uint64_t seed;
 	bool json;

@@ -666,6 +666,21 @@ static void rec_sort(struct rec_list *l)
 }
 
 /* Body of one worker process. Returns its exit code. */
+/*
+ * --lock-self: lock this process's pages as they are touched (MCL_ONFAULT
+ * populates nothing), in its mappings now and to come: stacks, heap,
+ * code. A worker unlocks the mapping under test as soon as it is made.
+ * Locks are not inherited: the parent and each worker lock themselves.
+ */
+static int lock_self(char *err, size_t errlen)
+{
+	if (mlockall(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) {
+		snprintf(err, errlen, "mlockall: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int worker(const struct ss_config *c, unsigned id, struct proc_result *res,
 		  int ready_fd, int go_fd)
 {
@@ -692,6 +707,8 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 		snprintf(err, sizeof(err), "sigaction: %s", strerror(errno));
 		goto fail;
 	}
+	if (c->lock_self && lock_self(err, sizeof(err)))
+		goto fail;
 	p.gen = calloc(p.npages, sizeof(*p.gen));
 	p.state = calloc(p.npages, 1);
 	th = calloc(c->threads, sizeof(*th));
@@ -701,6 +718,10 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 	}
 	if (setup_memory(&p, err, sizeof(err)))
 		goto fail;
+	if (c->lock_self && p.map && munlock(p.map, p.map_len)) {
+		snprintf(err, sizeof(err), "munlock: %s", strerror(errno));
+		goto fail;
+	}
 	res->base = (uintptr_t)p.base;
 	res->mapped = p.base != NULL;
 	for (unsigned i = 0; i < c->threads; i++) {
@@ -992,6 +1013,10 @@ static int run_setup(struct run_state *s)
 
 	s->t_start = ts_now_ns();
 	s->use_memcg = c->pageout == SS_PAGEOUT_MEMCG;
+	if (c->lock_self && lock_self(s->err, sizeof(s->err))) {
+		printf("error=%s\n", s->err);
+		return TS_EXIT_ENV;
+	}
 	s->res = mmap(NULL, sizeof(struct proc_result) * c->procs, PROT_READ | PROT_WRITE,
 		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	s->pids = calloc(c->procs, sizeof(*s->pids));

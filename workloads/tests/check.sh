@@ -133,20 +133,45 @@ check "--access read: failing preads recorded as eio_pages" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^eio_pages=1021,1022,1023$" "$1" && grep -q "^sigbus=0$" "$1"' $rc "$T/out"
 
 # ---- --stop-after-pageout: stops itself, continues on SIGCONT
+# wait_stop PID: stopped=1 once PID is stopped (10 s at most), else 0
+wait_stop() {
+	stopped=0
+	i=0
+	while [ $i -lt 100 ]; do
+		if grep -q '^State:.*T' /proc/$1/status 2>/dev/null; then stopped=1; break; fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 "$SS" --size 4M --pageout none --stop-after-pageout >"$T/out" 2>"$T/err" &
 pid=$!
-stopped=0
-i=0
-while [ $i -lt 100 ]; do
-	if grep -q '^State:.*T' /proc/$pid/status 2>/dev/null; then stopped=1; break; fi
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_stop $pid
 kill -CONT $pid 2>/dev/null
 wait $pid
 rc=$?
 check "--stop-after-pageout: process stops, resumes on SIGCONT, passes" \
 	sh -c '[ $0 -eq 1 ] && [ $1 -eq 0 ] && grep -q "^# stopping after pageout: pid=" "$2"' $stopped $rc "$T/out"
+
+# ---- --lock-self: each process's own pages locked, the memory under test not
+# (smaps_rollup's Locked: resident pages of locked mappings, shared ones
+# in proportion). Locking more than RLIMIT_MEMLOCK needs root.
+if [ "$(id -u)" != 0 ] && [ "$(ulimit -l)" != unlimited ]; then
+	ok "--lock-self # SKIP needs root (or ulimit -l unlimited)"
+else
+	"$SS" --size 8M --pageout none --threads 2 --lock-self --stop-after-pageout >"$T/out" 2>"$T/err" &
+	pid=$!
+	wait_stop $pid
+	plk=$(awk '$1 == "Locked:" { print $2 }' /proc/$pid/smaps_rollup 2>/dev/null)
+	w=$(cat /proc/$pid/task/*/children 2>/dev/null | tr -d " ")
+	wlk=$(awk '$1 == "Locked:" { print $2 }' /proc/$w/smaps_rollup 2>/dev/null)
+	wrss=$(awk '$1 == "Rss:" { print $2 }' /proc/$w/smaps_rollup 2>/dev/null)
+	kill -CONT $pid 2>/dev/null
+	wait $pid
+	rc=$?
+	check "--lock-self: parent (${plk:-?} KiB) and worker (${wlk:-?} KiB) locked, the worker's 8M under test not (Rss ${wrss:-?} KiB); the run passes" \
+		sh -c '[ $0 -eq 1 ] && [ $1 -eq 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] &&
+		       [ "${3:-0}" -lt 4096 ] && [ "${4:-0}" -ge 8192 ]' $stopped $rc "$plk" "$wlk" "$wrss"
+fi
 
 # ---- usemem
 run "$UM" --init-time -O -y -x -n 2 4M
@@ -241,6 +266,11 @@ with open(sys.argv[1], "wb") as f:
 	check "ss-locate finds page 300 at slot 100" sh -c '[ "$("$0" "$1" 300)" = 100 ]' "$BIN/ss-locate" "$T/slots.img"
 	check "ss-locate: a page not there exits 1" sh -c '"$0" "$1" 301; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
 	check "ss-locate: MAXSLOTS bounds the search" sh -c '"$0" "$1" 300 100; [ $? -eq 1 ]' "$BIN/ss-locate" "$T/slots.img"
+	check "ss-locate --all: every slot with a page, as SLOT PAGE (slot 0 holds none)" \
+		sh -c '"$0" --all "$1" > "$2" && [ $(wc -l < "$2") = 199 ] && [ "$(head -n 1 "$2")" = "1 3" ] &&
+		       [ "$(tail -n 1 "$2")" = "199 597" ]' "$BIN/ss-locate" "$T/slots.img" "$T/all"
+	check "ss-locate --all DEV MAXSLOTS: the first MAXSLOTS slots only" \
+		sh -c '[ "$("$0" --all "$1" 3 | tr "\n" ,)" = "1 3,2 6," ]' "$BIN/ss-locate" "$T/slots.img"
 fi
 # ---- large-entry-race (no swap here: the race reads resident pages; the
 # program's own logic: B's three operations, the final sweep, the counts)
@@ -286,6 +316,8 @@ check "swapin-floor: copies and a minor fault measured, a 2M copy slower than a 
 			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out" || dump
 
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
+check "ss-locate --all without a device, or with a bad MAXSLOTS: exit 2" \
+	sh -c '"$0" --all 2>/dev/null; a=$?; "$0" --all /dev/null 0 2>/dev/null; b=$?; [ $a -eq 2 ] && [ $b -eq 2 ]' "$BIN/ss-locate"
 
 echo "1..$n"
 exit $failed

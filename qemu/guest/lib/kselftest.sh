@@ -93,12 +93,16 @@ ksft_thp_restore() {
 # ksft_swap_up SIZE: the synchronous swap device the selftests page out to:
 # zram (default) or tierblk (KSELFTEST_SWAP=tierblk, synchronous=1); prints it.
 ksft_swap_up() {
-	case "${KSELFTEST_SWAP:-zram}" in
+	local kind=${KSELFTEST_SWAP:-zram}
+	# the vswap boot of make test-full (TIERSWAP_VSWAP=1): tierblk, which
+	# tierblk_swapon then puts behind the virtual swap device
+	[ "${TIERSWAP_VSWAP:-0}" = 1 ] && kind=tierblk
+	case "$kind" in
 	zram) zram_swap_up "$1" ;;
 	tierblk)
 		tierblk_load size="$1" >/dev/null || return 1
 		tierblk_set 0 synchronous 1 || return 1
-		tierblk_swapon 0 || return 1
+		tierblk_swapon 0 >/dev/null || return 1
 		echo /dev/tierblk0 ;;
 	*) echo "ksft_swap_up: KSELFTEST_SWAP must be zram or tierblk" >&2; return 1 ;;
 	esac
@@ -116,6 +120,12 @@ ksft_swap_down() {
 # (SWP_SYNCHRONOUS_IO is what both zram and tierblk synchronous=1 give).
 ksft_swap_check() {
 	diag "swap device: $1"
+	if [ "${TIERSWAP_VSWAP:-0}" = 1 ]; then
+		check "swap on the virtual swap device, the only swap device, $1 its only tier" \
+			sh -c "[ \$(awk 'NR > 1' /proc/swaps | wc -l) = 2 ] && grep -q '^\\[vswap\\] ' /proc/swaps &&
+				[ \"\$(awk '\$2 == \"tier\" { print \$1 }' /proc/swaps)\" = '$1' ]"
+		return
+	fi
 	check "swap on the ${KSELFTEST_SWAP:-zram} device, the only swap device" \
 		sh -c "[ \$(awk 'NR > 1' /proc/swaps | wc -l) = 1 ] && grep -q '^$1 ' /proc/swaps"
 }

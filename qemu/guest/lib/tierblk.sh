@@ -9,9 +9,21 @@
 #   tb_write FILE VALUE / tb_read FILE  same without a fork: set TB_R / TB_V
 #   tierblk_stat N KEY                one counter from the stats file
 #   tierblk_swapon N [PRIO]           mkswap and swapon /dev/tierblkN
-#   tierblk_swapoff N                 swapoff /dev/tierblkN
+#   tierblk_swapoff N [SECONDS]       swapoff /dev/tierblkN (1 when it fails,
+#                                     or has not ended after SECONDS)
 #   tierblk_swap_used N               KiB of swap used on /dev/tierblkN
 #   errno_name MSG                    map a shell error message to E-name
+#
+# TIERSWAP_VSWAP=1 (make test-full's "vswap" boot, qemu/boot-plan.sh) puts
+# the tests' tierblk swap behind the virtual swap device (mm-patches 0013+,
+# docs/vswap.md): tierblk_swapon makes /dev/tierblkN a tier of
+# /sys/kernel/mm/vswap and turns the virtual device on with the slots of
+# its tiers; tierblk_swapoff turns the virtual device off (a swapoff: every
+# page comes back into memory, a leaked slot makes it fail or hang) and
+# removes the tier. Page tables then hold virtual slots, and /proc/swaps
+# lists /dev/tierblkN as a "tier" with its own usage; a test that looks for
+# a page's slot on the device (ss-locate) finds the tier's slot, so
+# slot-level fault injection works as on direct swap.
 
 TIERBLK_KO=${TIERBLK_KO:-/lib/modules/tierswap/tierblk.ko}
 
@@ -29,7 +41,7 @@ tierblk_unload() {
 	local d
 	grep -q '^tierblk ' /proc/modules || return 0
 	for d in $(awk '$1 ~ /^\/dev\/tierblk/ { print $1 }' /proc/swaps); do
-		swapoff "$d"
+		tierblk_swapoff "${d#/dev/tierblk}"
 	done
 	rmmod tierblk
 }
@@ -118,13 +130,45 @@ tierblk_stat() {
 	return 1
 }
 
+TB_VSWAP_SYS=${VSWAP_SYS:-/sys/kernel/mm/vswap}
+
 tierblk_swapon() {
+	local kb
 	mkswap "/dev/tierblk$1" >/dev/null || return 1
-	swapon_dev "/dev/tierblk$1" "${2:-}"
+	if [ "${TIERSWAP_VSWAP:-0}" != 1 ]; then
+		swapon_dev "/dev/tierblk$1" "${2:-}"
+		return
+	fi
+	[ -d "$TB_VSWAP_SYS" ] || { echo "tierblk: TIERSWAP_VSWAP=1, but no $TB_VSWAP_SYS" >&2; return 1; }
+	echo "/dev/tierblk$1 prio=${2:-0}" > "$TB_VSWAP_SYS/add" || return 1
+	# already on (another tier came first): it keeps its size
+	grep -q '^\[vswap\] ' /proc/swaps && return 0
+	kb=$(awk '{ s += $3 } END { print s }' "$TB_VSWAP_SYS/tiers")
+	echo "${kb}K" > "$TB_VSWAP_SYS/size" || return 1
+	echo "# /dev/tierblk$1: the tier of a ${kb}K virtual swap device (TIERSWAP_VSWAP=1)"
+}
+
+# _tb_bounded SECONDS CMD: CMD (a shell command line), killed after
+# SECONDS unless 0
+_tb_bounded() {
+	if [ "$1" = 0 ]; then
+		sh -c "$2"
+	else
+		timeout "$1" sh -c "$2"
+	fi
 }
 
 tierblk_swapoff() {
-	swapoff "/dev/tierblk$1"
+	local d=/dev/tierblk$1 t=${2:-0}
+	if [ "$(awk -v d="$d" '$1 == d { print $2 }' /proc/swaps)" != tier ]; then
+		_tb_bounded "$t" "swapoff $d"
+		return
+	fi
+	# a tier: the virtual device goes off first, then the empty tier
+	if grep -q '^\[vswap\] ' /proc/swaps; then
+		_tb_bounded "$t" "echo 0 > $TB_VSWAP_SYS/size" || return 1
+	fi
+	echo "$d" > "$TB_VSWAP_SYS/remove"
 }
 
 tierblk_swap_used() {
