@@ -23,10 +23,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() {
-	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'
-}
-
 # one_run MEM THP SEED: one run of the swapin timer, its swapin_ms.
 one_run() {
 	swapstress --mode swapin-timer --mem "$1" --thp "$2" --size "$SIZE" \

@@ -30,7 +30,6 @@ iops() {
 		awk -F';' -v f=$f '{ printf "%d\n", $f }'
 }
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "tierblk vs brd: fio 4k psync iodepth=1 direct, ${bytes} bytes, ${RUNTIME}s x $ROUNDS rounds"
 printf '%-10s %12s %12s %8s\n' workload brd_iops tierblk_iops ratio

@@ -60,9 +60,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-# uptime_ms: /proc/uptime in ms (10 ms resolution)
-uptime_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
 cg_kb() { awk '{ printf "%d\n", $1 / 1024 }' "$CGROOT/$CG/$1"; }
 vmstat_or0() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /proc/vmstat; }
 

@@ -28,8 +28,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-
 # swap_on MODE / swap_off MODE: tierblk0 directly, or as the virtual
 # device's tier (a virtual device of the tier's size: its pages minus the
 # header)
