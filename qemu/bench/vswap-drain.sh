@@ -26,8 +26,9 @@
 # count (/sys/kernel/debug/vswap/memory, mm-patches 0017: "per virtual
 # slot in use": the virtual device, its tiers, all); for direct swap on
 # the same device, the same count's fixed part of tierblk0 as a tier
-# (swap_map, zero page bitmap, cluster array: the same sizes for a device
-# of the same size) plus the swap cgroup map a direct device has (an
+# (swap_map, cluster array: the same sizes for a device of the same
+# size) plus the zero page bitmap and the swap cgroup map a direct device
+# has (a bit a slot, a power of two of bytes; an
 # unsigned short a slot, in whole pages, and the array of those pages),
 # plus its swap tables counted by /proc/vmstat (swap_table_alloc -
 # swap_table_free, mm-patches 0009), over the slots in use. For
@@ -104,8 +105,11 @@ empty() {
 		sc_pages=$(( (slots + 2047) / 2048 ))
 		fixed=${TB0_FIXED:-}
 		bps=-
-		[ -n "$fixed" ] && [ "$used" -gt 0 ] && bps=$(awk -v f="$fixed" -v p="$sc_pages" -v t="$tb0" -v u="$used" \
-			'BEGIN { printf "%.2f", (f + p * 4096 + int((p * 8 + 4095) / 4096) * 4096 + t * 4096) / u }')
+		# the zero page bitmap a direct device has and a tier has not
+		# (mm-patches 0020): a bit a slot, kvmalloc()ed (a power of two)
+		[ -n "$fixed" ] && [ "$used" -gt 0 ] && bps=$(awk -v f="$fixed" -v p="$sc_pages" -v t="$tb0" -v u="$used" -v s="$slots" \
+			'BEGIN { z = int((s + 63) / 64) * 8; for (k = 8; k < z; k *= 2); z = k
+				printf "%.2f", (f + z + p * 4096 + int((p * 8 + 4095) / 4096) * 4096 + t * 4096) / u }')
 	fi
 	echo max > "$CGROOT/$CG/memory.max" || die "lifting $CG's memory.max"
 	E_SWAP0=$(cg_kb memory.swap.current)
