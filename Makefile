@@ -42,7 +42,7 @@ help:
 	@echo "                     BENCH_ROUNDS=N boots each kernel N times in turn (values: medians over rounds)"
 	@echo "make kernel-git      a git working copy of the patched tree: build/kernel-git"
 	@echo "make export-patches  export build/kernel-git's commits back into mm-patches/"
-	@echo "make series-check    build the kernel at every patch of the series, checkpatch --strict each: a table"
+	@echo "make series-check    build the kernel at every patch of the series (FIRST=N: from patch N), checkpatch --strict each: a table"
 	@echo "make lava-jobs       a LAVA job per boot of make test/test-full/bench in build/lava/, checked by LAVA's schema;"
 	@echo "                     LAVA_SPLIT=K: each shared boot as K jobs (LAVA_TIMES=a times.tsv balances them)"
 	@echo "make lava-run T=...  make test T=... run by LAVA's own dispatcher (lava-run), judged the same way"
@@ -124,7 +124,7 @@ export-patches:
 	@$(TOP)/qemu/kernel-git.sh export
 
 series-check: deps | $(BUILD)
-	@$(LOCK) $(TOP)/qemu/series-check.sh $(FLAVOUR)
+	@$(LOCK) $(TOP)/qemu/series-check.sh $(FLAVOUR) $(FIRST)
 
 # LAVA (docs/lava.md): ARTIFACT_URL= where a lab fetches build/'s kernels and
 # initramfs images (default: file:// this build directory).

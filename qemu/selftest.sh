@@ -364,6 +364,13 @@ for f in $(grep -l '^# also-flavour:' "$top"/qemu/tests/*.sh); do
 done
 ok "also-flavour: every flavour a guest test asks for is one build-kernel.sh builds${bad:+:$bad}" [ -z "$bad" ]
 
+# series-check.sh: a bad FIRST is refused (exit 2, one line) before
+# anything is built or checked out
+for bad in x 0 07 -1; do
+	ok "series-check: FIRST '$bad' refused with exit 2" sh -c \
+		"'$top/qemu/series-check.sh' debug '$bad' >/dev/null 2>$tmp/sc.err; [ \$? = 2 ] && [ \$(wc -l < $tmp/sc.err) = 1 ] && grep -q 'FIRST' $tmp/sc.err"
+done
+
 # coverage-check.sh: this checkout passes; each kind of gap fails
 ok "coverage: docs/test-coverage.md holds for this checkout's series and tests" "$top/qemu/coverage-check.sh"
 cov() { # name: a copy of the coverage inputs in $tmp/cov-NAME, echoes it

@@ -2,7 +2,12 @@
 # Bisectability of mm-patches: build the kernel at every patch of the series
 # and run checkpatch --strict on each, then print one table.
 #
-#   series-check.sh [FLAVOUR]   (debug by default: the config make test boots)
+#   series-check.sh [FLAVOUR [FIRST]]
+#
+# FLAVOUR: debug by default (the config make test boots). FIRST: check
+# patches FIRST.. only (default 1), for a series whose earlier prefixes a
+# previous run checked unchanged; the build at FIRST is still a whole
+# kernel (make rebuilds whatever the object directory's last build lacks).
 #
 # Works in build/kernel-git (created from mm-patches/series if missing; it
 # must be clean, and must hold the series as exported: its commits after
@@ -19,7 +24,9 @@ logs=$top/build/logs/series-check-$(date +%Y%m%d-%H%M%S)
 
 die() { echo "series-check: $*" >&2; exit 2; }
 
+first=${2:-1}
 case "$flavour" in debug | release) ;; *) die "unknown flavour '$flavour' (debug or release)" ;; esac
+case "$first" in '' | 0* | *[!0-9]*) die "FIRST '$first': a patch number, 1 or more" ;; esac
 [ -d "$git_dir/.git" ] || "$top/qemu/kernel-git.sh" init
 git -C "$git_dir" diff --quiet HEAD || die "$git_dir has uncommitted changes"
 branch=$(git -C "$git_dir" symbolic-ref -q --short HEAD) || die "$git_dir: check out a branch first"
@@ -29,6 +36,7 @@ commits=$(git -C "$git_dir" rev-list --reverse tierswap-base..HEAD)
 want=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/mm-patches/series" | wc -l)
 have=$(echo "$commits" | wc -l)
 [ "$want" = "$have" ] || die "$git_dir has $have commits, mm-patches/series lists $want: re-create it (rm -rf, make kernel-git)"
+[ "$first" -le "$have" ] || die "FIRST $first: the series has $have patches"
 
 mkdir -p "$logs"
 restore() { git -C "$git_dir" checkout -q "$branch"; }
@@ -38,6 +46,7 @@ fail=0 n=0
 printf '%-3s %-62s %-7s %8s %9s %9s %6s\n' '#' patch build warnings cp_errors cp_warns secs
 for c in $commits; do
 	n=$((n + 1))
+	[ "$n" -ge "$first" ] || continue
 	subj=$(git -C "$git_dir" log -1 --format=%s "$c")
 	git -C "$git_dir" checkout -q "$c"
 	log=$logs/$(printf '%04d' $n).log
@@ -53,5 +62,5 @@ for c in $commits; do
 	[ "$ce" = 0 ] || fail=1
 	printf '%-3s %-62.62s %-7s %8s %9s %9s %6s\n' "$n" "$subj" "$b" "$w" "$ce" "$cw" "$secs"
 done
-echo "command: qemu/series-check.sh $flavour; logs: ${logs#"$top"/}"
+echo "command: qemu/series-check.sh $flavour $first; logs: ${logs#"$top"/}"
 exit $fail

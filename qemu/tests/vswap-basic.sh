@@ -44,11 +44,9 @@ cleanup() {
 	tierblk_unload
 }
 
-vs_try() { tierblk_try_file "$V/$1" "$2"; }
 swap_total_kb() { awk '$1 == "SwapTotal:" { print $2 }' /proc/meminfo; }
 vswap_used_kb() { awk '$1 == "[vswap]" { print $4; f = 1 } END { if (!f) print 0 }' /proc/swaps; }
 tier_used_kb() { set -- $(cat "$V/tiers"); echo "${4:-0}"; }
-vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # slots the per-CPU slots caches may hold: 64 allocated, 64 freed a CPU
 SLACK_KB=$((128 * 4 * $(nproc)))
 

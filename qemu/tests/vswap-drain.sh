@@ -47,10 +47,8 @@ cleanup() {
 	tiers_down
 }
 
-vs_try() { tierblk_try_file "$V/$1" "$2"; }
 # KiB of freed slots the per-CPU slots caches may hold: 64 a CPU
 SLACK_KB=$((64 * 4 * $(nproc)))
-vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # workers_kb KEY: KEY (VmSwap, VmRSS) of swapstress' workers, added up
 workers_kb() {
 	local c t=0 v

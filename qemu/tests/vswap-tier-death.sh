@@ -103,13 +103,6 @@ catpid=
 diag "after the kill: $(grep -E '^(pages_verified|sigbus|corrupt|pswpin|elapsed_ms|workers_failed|error)=' "$OUT" | tr '\n' ' ')"
 check_eq "2. the workload ends within $LIMIT s of the kill (took $((t1 - t0)) s), exit 0, no page corrupt" \
 	"0 0" "$rc $(kv_get "$OUT" corrupt)"
-# set_minus A B: the pages of comma list A not in B, as "N: first five"
-set_minus() {
-	echo "$1|$2" | awk -F'|' '{ n = split($2, b, ","); for (i = 1; i <= n; i++) in_b[b[i]] = 1
-		m = split($1, a, ","); k = 0; l = ""
-		for (i = 1; i <= m; i++) if (a[i] != "" && !(a[i] in in_b)) { k++; if (k <= 5) l = l " " a[i] }
-		printf "%d:%s\n", k, l }'
-}
 sbl=$(kv_get "$OUT" sigbus_pages)
 only_sb=$(set_minus "$sbl" "$on_slow")
 only_slow=$(set_minus "$on_slow" "$sbl")

@@ -32,8 +32,6 @@ cleanup() {
 	tiers_down
 }
 
-vs_try() { tierblk_try_file "$V/$1" "$2"; }
-vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 
 plan 8
 trap cleanup EXIT

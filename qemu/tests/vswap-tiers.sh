@@ -58,8 +58,6 @@ cleanup() {
 	done
 }
 
-vs_try() { tierblk_try_file "$V/$1" "$2"; }
-vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$V/stats"; }
 # tier_line N: the Nth line of the tiers file, "path prio"
 tier_line() { awk -v n="$1" 'NR == n { print $1, $5 }' "$V/tiers"; }
 

@@ -167,6 +167,16 @@ kv_get() {
 	sed -n "s/^$2=//p" "$1" | head -n 1
 }
 
+# set_minus A B: the numbers of comma list A not in comma list B, as
+# "COUNT: the first five" ("0:" when none): swapstress's sigbus_pages
+# against the pages a test expected to fail
+set_minus() {
+	echo "$1|$2" | awk -F'|' '{ n = split($2, b, ","); for (i = 1; i <= n; i++) in_b[b[i]] = 1
+		m = split($1, a, ","); k = 0; l = ""
+		for (i = 1; i <= m; i++) if (a[i] != "" && !(a[i] in in_b)) { k++; if (k <= 5) l = l " " a[i] }
+		printf "%d:%s\n", k, l }'
+}
+
 memcg_create() {
 	local cg="$CGROOT/$1"
 	mkdir "$cg" || return 1

@@ -53,6 +53,13 @@ vswap_required() {
 	return 1
 }
 
+# vs_try FILE VALUE: write VALUE to $VSWAP_SYS/FILE; prints "ok" or the
+# error's E-name (tierblk_try_file)
+vs_try() { tierblk_try_file "$VSWAP_SYS/$1" "$2"; }
+
+# vswap_stat KEY: the value of KEY in $VSWAP_SYS/stats
+vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$VSWAP_SYS/stats"; }
+
 # _tiers_num S: S is a decimal number without leading zeros.
 _tiers_num() {
 	case "$1" in
