@@ -71,7 +71,8 @@ one_case() {
 		wait "$sspid"
 		sspid=
 		fail "$what: page $PAGE found on the device" "$(cat /tmp/ss.out)" \
-			"$(cat /proc/swaps)" "$(grep -E '^(shmem|swapcached|file) ' "$CG/memory.stat")"
+			"$(cat /proc/swaps)" "$(grep -E '^(shmem|swapcached|file) ' "$CG/memory.stat")" \
+			"$(cat "$VSWAP_SYS/stats" 2>/dev/null)" "$(grep -E '^(thp_swpout|swap_table_alloc)' /proc/vmstat)"
 	else
 		tierblk_set 0 one_shot_read_sector $((slot * 8))
 		kill -CONT "$sspid"
