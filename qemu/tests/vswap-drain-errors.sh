@@ -98,17 +98,8 @@ kill -0 "$sspid" 2>/dev/null && alive=yes
 diag "drain: moved +$(($(vswap_stat drained_pages) - d0)), lost +$(($(vswap_stat drain_lost_pages) - l0)), tierblk0 read errors +$(($(tier_stat tierblk0 read_errors) - e0)); workload still running at its end: $alive"
 check "2. remove tierblk0 ($fast KiB in use, $nb pages unreadable) under the running workload: $rc, no tier any more" \
 	sh -c "[ $rc = ok ] && ! grep -q '^/dev/tierblk0 ' $VSWAP_SYS/tiers"
-wait_exit() {
-	local i=0
-	while kill -0 "$sspid" 2>/dev/null && [ $i -lt 3000 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -0 "$sspid" 2>/dev/null && kill -9 "$sspid"
-	wait "$sspid"
-}
-wait_exit
-rc=$?
+wait_exit "$sspid" 300
+rc=$WAIT_RC
 sspid=
 wait "$catpid"
 catpid=

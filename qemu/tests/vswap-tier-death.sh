@@ -83,19 +83,8 @@ kill -9 "$(nbd_server_pid)" || bail "no tiernbd to kill"
 t0=$(uptime_s)
 kill -CONT "$sspid"
 LIMIT=$((2 * NBD_TIMEOUT + 120))
-i=0
-while kill -0 "$sspid" 2>/dev/null && [ $i -lt $((LIMIT * 10)) ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-hung=no
-if kill -0 "$sspid" 2>/dev/null; then
-	kill -9 "$sspid"
-	hung=yes
-fi
-wait "$sspid"
-rc=$?
-[ $hung = no ] || rc=hung
+wait_exit "$sspid" "$LIMIT"
+rc=$WAIT_RC
 sspid=
 t1=$(uptime_s)
 wait "$catpid"

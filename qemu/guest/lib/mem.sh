@@ -177,6 +177,25 @@ set_minus() {
 		printf "%d:%s\n", k, l }'
 }
 
+# wait_exit PID SECONDS: wait for the background job PID (a child of this
+# shell: not from a command substitution) to end, at most SECONDS, then
+# kill -9 it. Sets WAIT_RC to its exit status, or "hung" when killed.
+wait_exit() {
+	local i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -9 "$1"
+		wait "$1"
+		WAIT_RC=hung
+		return
+	fi
+	wait "$1"
+	WAIT_RC=$?
+}
+
 memcg_create() {
 	local cg="$CGROOT/$1"
 	mkdir "$cg" || return 1
