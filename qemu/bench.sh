@@ -13,8 +13,10 @@
 # to the guest scripts. BENCH_ROUNDS=N (default 1) boots the two kernels N
 # times each, in turn (base, patched, base, ...), so a change in the host's
 # speed during the run falls on both; each value is then the median over
-# the rounds. Results: build/logs/bench-<time>/ (<kernel>.txt has every
-# round, <kernel>.rN.txt one).
+# the rounds. ICOUNT=1 boots the guests with TCG's instruction counter
+# as their clock (qemu/boot.sh): every time a guest script prints is then
+# a count of instructions. Results: build/logs/bench-<time>/ (<kernel>.txt
+# has every round, <kernel>.rN.txt one).
 set -uo pipefail
 
 rounds=${BENCH_ROUNDS:-1}
@@ -63,4 +65,4 @@ if [ -n "$guest" ]; then
 	# The same tables as pictures, with the spread over rounds.
 	"$top/qemu/bench-plot.py" "$out"
 fi
-echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }${BENCH_ROUNDS:+BENCH_ROUNDS=$BENCH_ROUNDS }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"
+echo "reproduce: ${GUEST_ENV:+GUEST_ENV=\"$GUEST_ENV\" }${BENCH_ROUNDS:+BENCH_ROUNDS=$BENCH_ROUNDS }${ICOUNT:+ICOUNT=$ICOUNT }make bench${B:+ B=\"$B\"}   (results in ${out#"$top"/})"

@@ -19,6 +19,21 @@ initrd=$top/build/initramfs-$tag.cpio
 accel=${ACCEL:-tcg}
 mem=${GUEST_MEM:-2G}
 cpus=${GUEST_CPUS:-2}
+# ICOUNT=1: the guest's clock counts instructions (TCG's -icount, 1 ns an
+# instruction, no sleeping ahead of it), on one vCPU: times measured in the
+# guest become instruction counts, free of the host's noise (a 64M swap-in
+# repeats to 0.5%, against 5-10% in wall time). They count work, not
+# memory stalls (docs/architecture.md, "Benchmarks").
+icount=()
+case "${ICOUNT:-0}" in
+0|1) ;;
+*) echo "boot: ICOUNT must be 0 or 1, not '$ICOUNT'" >&2; exit 2 ;;
+esac
+if [ "${ICOUNT:-0}" = 1 ]; then
+	[ "$accel" = tcg ] || { echo "boot: ICOUNT=1 needs ACCEL=tcg" >&2; exit 1; }
+	icount=(-icount shift=0,sleep=off)
+	cpus=1
+fi
 
 die() { echo "boot: $*" >&2; exit 1; }
 
@@ -58,7 +73,7 @@ append="$append transparent_hugepage=madvise tierswap.mode=$mode tierswap.kernel
 # GUEST_ENV="NAME=VALUE ..." reaches the guest's tests as environment.
 for kv in ${GUEST_ENV:-}; do append="$append tierswap.env.$kv"; done
 append="$append${EXTRA_APPEND:+ $EXTRA_APPEND}"
-machine=(-machine q35 -accel "$accel" -cpu max -m "$mem" -smp "$cpus" -display none -no-reboot -nodefaults)
+machine=(-machine q35 -accel "$accel" "${icount[@]}" -cpu max -m "$mem" -smp "$cpus" -display none -no-reboot -nodefaults)
 
 # BOOT_PRINT=1: print what the boot would be and stop (qemu/lava-jobs.sh
 # writes LAVA jobs from it): the deadline, the kernel command line, the

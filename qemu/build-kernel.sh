@@ -6,6 +6,8 @@
 #           release (kernel.config only: what make bench boots)
 #           debug-nothp (debug + nothp.config: no THP, so slab swap
 #           tables; tests marked "# also-flavour: debug-nothp")
+#           profile (release + profile.config: ftrace's function
+#           profiler, for the benches that split time by function)
 # Output in build/obj/TREE-FLAVOUR (bzImage, modules, a config check).
 set -euo pipefail
 
@@ -21,7 +23,8 @@ case "$flavour" in
 debug) frags=("$top/qemu/kernel.config" "$top/qemu/debug.config") ;;
 release) frags=("$top/qemu/kernel.config") ;;
 debug-nothp) frags=("$top/qemu/kernel.config" "$top/qemu/debug.config" "$top/qemu/nothp.config") ;;
-*) die "unknown flavour '$flavour' (debug, release or debug-nothp)" ;;
+profile) frags=("$top/qemu/kernel.config" "$top/qemu/profile.config") ;;
+*) die "unknown flavour '$flavour' (debug, release, debug-nothp or profile)" ;;
 esac
 
 if [ "$tree" = git ]; then
