@@ -30,7 +30,7 @@ case "${ICOUNT:-0}" in
 *) echo "boot: ICOUNT must be 0 or 1, not '$ICOUNT'" >&2; exit 2 ;;
 esac
 if [ "${ICOUNT:-0}" = 1 ]; then
-	[ "$accel" = tcg ] || { echo "boot: ICOUNT=1 needs ACCEL=tcg" >&2; exit 1; }
+	[ "$accel" = tcg ] || { echo "boot: ICOUNT=1 needs ACCEL=tcg" >&2; exit 2; }
 	icount=(-icount shift=0,sleep=off)
 	cpus=1
 fi

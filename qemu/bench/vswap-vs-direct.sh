@@ -66,6 +66,9 @@ swap_off() {
 	fi
 }
 
+# fprof_stop appends: a second run in the same boot starts from nothing
+rm -f /tmp/fprof.*
+
 # paired "D1 D2 .." "V1 V2 ..": the median of Vi / Di and its quartiles,
 # "1.03 (1.01-1.05)"; "-" without vswap rounds
 paired() {
