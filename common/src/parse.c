@@ -1,7 +1,9 @@
 #include "ts/parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,6 +118,57 @@ int ts_parse_duration_us(const char *s, double *out)
 	v *= mul;
 	if (v > 600e6) /* ten minutes is plenty */
 		return -1;
+	/* a whole number of ns, as tierblk takes them (the shared vocabulary) */
+	if (fabs(v * 1000 - llround(v * 1000)) > 1e-6)
+		return -1;
 	*out = v;
 	return 0;
+}
+
+int ts_parse_rate_ppm(const char *s, uint32_t *out)
+{
+	const char *p;
+	uint64_t ip, v, frac = 0, scale = 10000;
+
+	if (digits(s, &ip, &p))
+		return -1;
+	if (*p == '.') {
+		/* a fraction of a percent, down to whole ppm (4 digits) */
+		if (!(p[1] >= '0' && p[1] <= '9'))
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1)
+				return -1;
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+		if (strcmp(p, "%"))
+			return -1;
+	}
+	if (!strcmp(p, "%")) {
+		if (ip > 100)
+			return -1;
+		v = ip * 10000 + frac;
+	} else if (!*p || !strcmp(p, "ppm")) {
+		v = ip;
+	} else {
+		return -1;
+	}
+	if (v > 1000000)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int ts_format_duration_ns(char *buf, size_t size, uint64_t ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 } };
+
+	for (size_t i = 0; ns && i < sizeof units / sizeof units[0]; i++)
+		if (ns % units[i].ns == 0)
+			return snprintf(buf, size, "%" PRIu64 "%s", ns / units[i].ns, units[i].name);
+	return snprintf(buf, size, "0");
 }

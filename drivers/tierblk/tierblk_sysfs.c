@@ -11,6 +11,8 @@
 #include <linux/ctype.h>
 #include <linux/device.h>
 #include <linux/kernel.h>
+#include <linux/overflow.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/sysfs.h>
@@ -92,16 +94,211 @@ static int tb_split(const char *buf, char *tmp, size_t size, char **tok, int max
 	return n;
 }
 
-/* "START-END", both decimal sectors, START <= END */
-static int tb_parse_range(char *s, sector_t *start, sector_t *end)
-{
-	char *dash = strchr(s, '-');
-	u64 a, b;
+/*
+ * The fault vocabulary tierblk shares with tiernbd (docs/conventions.md,
+ * "Faults and latencies"): durations with units, rates in percent or ppm,
+ * errno names, ranges with size suffixes.
+ */
 
-	if (!dash)
+/* Copy @buf to @tmp without surrounding white space; -EINVAL if empty. */
+static int tb_token(const char *buf, char *tmp, size_t size)
+{
+	char *t;
+
+	if (strscpy(tmp, buf, size) < 0)
 		return -EINVAL;
-	*dash = '\0';
-	if (tb_parse_u64(s, &a) || tb_parse_u64(dash + 1, &b) || a > b)
+	t = strim(tmp);
+	if (!*t || strpbrk(t, " \t\n"))
+		return -EINVAL;
+	memmove(tmp, t, strlen(t) + 1);
+	return 0;
+}
+
+/* Whole decimal digits at *@p (at least one), advancing *@p. */
+static int tb_parse_digits(const char **p, u64 *out)
+{
+	u64 v = 0;
+
+	if (!isdigit(**p))
+		return -EINVAL;
+	for (; isdigit(**p); (*p)++)
+		if (check_mul_overflow(v, 10ULL, &v) ||
+		    check_add_overflow(v, (u64)(**p - '0'), &v))
+			return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/*
+ * "N" or "N.F" at *@p: the whole part in *@ip, the fraction as *@fp / *@div
+ * (at most @max_digits digits).
+ */
+static int tb_parse_decimal(const char **p, unsigned int max_digits, u64 *ip,
+			    u64 *fp, u64 *div)
+{
+	if (tb_parse_digits(p, ip))
+		return -EINVAL;
+	*fp = 0;
+	*div = 1;
+	if (**p != '.')
+		return 0;
+	(*p)++;
+	if (!isdigit(**p))
+		return -EINVAL;
+	for (; isdigit(**p); (*p)++) {
+		if (!max_digits--)
+			return -EINVAL;
+		*fp = *fp * 10 + (**p - '0');
+		*div *= 10;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	u64 ns;
+} tb_time_units[] = {
+	{ "s", NSEC_PER_SEC },
+	{ "ms", NSEC_PER_MSEC },
+	{ "us", NSEC_PER_USEC },
+	{ "ns", 1 },
+};
+
+/*
+ * A duration: a decimal number with a unit (ns, us, ms, s), or a bare whole
+ * number of ns (tierblk's unit before the shared vocabulary).  It must come
+ * to a whole number of ns.
+ */
+static int tb_parse_duration(const char *s, u64 *ns)
+{
+	u64 ip, fp, div, unit = 0, v;
+	int i;
+
+	if (tb_parse_decimal(&s, 9, &ip, &fp, &div))
+		return -EINVAL;
+	if (!*s) {
+		if (div != 1)
+			return -EINVAL;
+		*ns = ip;
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(tb_time_units); i++)
+		if (!strcmp(s, tb_time_units[i].name))
+			unit = tb_time_units[i].ns;
+	/* fp < 10^9 and unit <= 10^9: fp * unit fits */
+	if (!unit || (fp * unit) % div || check_mul_overflow(ip, unit, &v) ||
+	    check_add_overflow(v, fp * unit / div, &v))
+		return -EINVAL;
+	*ns = v;
+	return 0;
+}
+
+/* @ns in the largest unit that shows it exactly ("50us"); 0 is "0". */
+static void tb_fmt_duration(char *s, size_t size, u64 ns)
+{
+	int i;
+
+	for (i = 0; ns && i < ARRAY_SIZE(tb_time_units); i++) {
+		if (ns % tb_time_units[i].ns == 0) {
+			snprintf(s, size, "%llu%s", ns / tb_time_units[i].ns,
+				 tb_time_units[i].name);
+			return;
+		}
+	}
+	snprintf(s, size, "0");
+}
+
+/* A rate: "N%" (up to 4 decimals), "Nppm" or a bare N ppm; at most 100%. */
+static int tb_parse_rate(const char *s, u64 *ppm)
+{
+	u64 ip, fp, div, v;
+
+	if (tb_parse_decimal(&s, 4, &ip, &fp, &div))
+		return -EINVAL;
+	if (!strcmp(s, "%")) {
+		if (check_mul_overflow(ip, 10000ULL, &v))
+			return -EINVAL;
+		v += fp * 10000 / div;
+	} else if (!*s || !strcmp(s, "ppm")) {
+		if (div != 1)
+			return -EINVAL;
+		v = ip;
+	} else {
+		return -EINVAL;
+	}
+	if (v > TB_PPM)
+		return -EINVAL;
+	*ppm = v;
+	return 0;
+}
+
+/*
+ * A position on the device, in sectors: a bare number of sectors
+ * (null_blk's unit), or a number with a suffix: s (512-byte sectors), p
+ * (4 KiB pages), b (bytes), K, M, G, T (KiB ... TiB).  With @last it is
+ * the inclusive end of a range and counts in its unit: "13p" ends with
+ * the last sector of page 13, "8191b" with the sector ending at byte 8191.
+ * Either way it must fall on a sector boundary.
+ */
+static int tb_parse_sectors(const char **p, bool last, u64 *out)
+{
+	u64 v, unit = SECTOR_SIZE;
+	bool suffix = true;
+
+	if (tb_parse_digits(p, &v))
+		return -EINVAL;
+	switch (**p) {
+	case 's':
+		break;
+	case 'p':
+		unit = PAGE_SIZE;
+		break;
+	case 'b':
+		unit = 1;
+		break;
+	case 'K':
+		unit = SZ_1K;
+		break;
+	case 'M':
+		unit = SZ_1M;
+		break;
+	case 'G':
+		unit = SZ_1G;
+		break;
+	case 'T':
+		unit = SZ_1T;
+		break;
+	default:
+		suffix = false;
+	}
+	if (suffix)
+		(*p)++;
+	if ((last && check_add_overflow(v, 1ULL, &v)) ||
+	    check_mul_overflow(v, unit, &v) || v & (SECTOR_SIZE - 1))
+		return -EINVAL;
+	v >>= SECTOR_SHIFT;
+	*out = last ? v - 1 : v;
+	return 0;
+}
+
+/*
+ * A range of sectors: "START-END" (END inclusive) or "START+LEN" (LEN > 0),
+ * positions as tb_parse_sectors() reads them.
+ */
+static int tb_parse_range(const char *s, sector_t *start, sector_t *end)
+{
+	u64 a, b;
+	char sep;
+
+	if (tb_parse_sectors(&s, false, &a))
+		return -EINVAL;
+	sep = *s++;
+	if ((sep != '-' && sep != '+') ||
+	    tb_parse_sectors(&s, sep == '-', &b) || *s)
+		return -EINVAL;
+	if (sep == '+' && (!b || check_add_overflow(a, b - 1, &b)))
+		return -EINVAL;
+	if (a > b)
 		return -EINVAL;
 	*start = a;
 	*end = b;
@@ -243,56 +440,84 @@ static ssize_t latency_show(struct device *d, struct device_attribute *a,
 {
 	struct tierblk_cfg snap;
 	struct tierblk_lat lat;
+	char p1[24], p2[24];
 
 	tb_cfg_snap(tb_dev(d), &snap);
 	lat = snap.lat[tb_attr_op(a)];
+	if (lat.dist == TB_DIST_FIXED && !lat.p1)
+		return sysfs_emit(buf, "off\n");
+	tb_fmt_duration(p1, sizeof(p1), lat.p1);
 	if (lat.dist == TB_DIST_FIXED)
-		return sysfs_emit(buf, "fixed %llu\n", lat.p1);
-	return sysfs_emit(buf, "%s %llu %llu\n", tb_dist_names[lat.dist],
-			  lat.p1, lat.p2);
+		return sysfs_emit(buf, "fixed:%s\n", p1);
+	tb_fmt_duration(p2, sizeof(p2), lat.p2);
+	return sysfs_emit(buf, "%s:%s,%s\n", tb_dist_names[lat.dist], p1, p2);
+}
+
+/* "fixed:D", "uniform:MIN,MAX", "normal:MEAN,SD", "lognormal:MEAN,SD" */
+static int tb_parse_dist(char *s, u32 *dist, u64 *p)
+{
+	char *colon = strchr(s, ':'), *comma;
+	int d;
+
+	if (!colon)
+		return -EINVAL;
+	*colon++ = '\0';
+	comma = strchr(colon, ',');
+	if (comma)
+		*comma++ = '\0';
+	d = match_string(tb_dist_names, ARRAY_SIZE(tb_dist_names), s);
+	if (d < 0 || (d == TB_DIST_FIXED ? !!comma : !comma) ||
+	    tb_parse_duration(colon, &p[0]) ||
+	    (comma && tb_parse_duration(comma, &p[1])))
+		return -EINVAL;
+	*dist = d;
+	return 0;
 }
 
 /*
- * "N" or "fixed N", "uniform MIN MAX", "normal MEAN SD",
- * "lognormal MEDIAN SIGMA_MILLI"; all times in ns.
+ * The shared form: "off", "D" or one of tb_parse_dist()'s.  The form
+ * before it stays: "fixed N", "uniform MIN MAX", "normal MEAN SD" (its
+ * lognormal took other parameters, a median and sigma in 1/1000: refused
+ * rather than read differently).  Durations as tb_parse_duration().
  */
 static int tb_parse_lat(const char *buf, struct tierblk_lat *lat)
 {
 	char tmp[96], *tok[TB_MAX_TOKENS];
 	u64 p[2] = { 0, 0 };
-	int n, i, dist = -1;
+	u32 dist;
+	int n, i;
 
 	n = tb_split(buf, tmp, sizeof(tmp), tok, 3);
 	if (n <= 0)
 		return -EINVAL;
-	if (n == 1) {
+	if (n == 1 && !strcmp(tok[0], "off")) {
 		dist = TB_DIST_FIXED;
-		if (tb_parse_u64(tok[0], &p[0]))
+	} else if (n == 1 && strchr(tok[0], ':')) {
+		if (tb_parse_dist(tok[0], &dist, p))
+			return -EINVAL;
+	} else if (n == 1) {
+		dist = TB_DIST_FIXED;
+		if (tb_parse_duration(tok[0], &p[0]))
 			return -EINVAL;
 	} else {
-		dist = match_string(tb_dist_names, ARRAY_SIZE(tb_dist_names), tok[0]);
-		if (dist < 0 || n != (dist == TB_DIST_FIXED ? 2 : 3))
+		i = match_string(tb_dist_names, ARRAY_SIZE(tb_dist_names), tok[0]);
+		if (i < 0 || i == TB_DIST_LOGNORMAL ||
+		    n != (i == TB_DIST_FIXED ? 2 : 3))
 			return -EINVAL;
+		dist = i;
 		for (i = 1; i < n; i++)
-			if (tb_parse_u64(tok[i], &p[i - 1]))
+			if (tb_parse_duration(tok[i], &p[i - 1]))
 				return -EINVAL;
 	}
-	if (p[0] > TB_MAX_DELAY_NS)
+	if (p[0] > TB_MAX_DELAY_NS || p[1] > TB_MAX_DELAY_NS)
 		return -EINVAL;
-	switch (dist) {
-	case TB_DIST_UNIFORM:
-		if (p[1] < p[0] || p[1] > TB_MAX_DELAY_NS)
-			return -EINVAL;
-		break;
-	case TB_DIST_NORMAL:
-		if (p[1] > TB_MAX_DELAY_NS)
-			return -EINVAL;
-		break;
-	case TB_DIST_LOGNORMAL:
-		if (p[1] > TB_MAX_SIGMA_MILLI)
-			return -EINVAL;
-		break;
-	}
+	if (dist == TB_DIST_UNIFORM && p[1] < p[0])
+		return -EINVAL;
+	memset(lat, 0, sizeof(*lat));
+	if (dist == TB_DIST_LOGNORMAL &&
+	    tierblk_lognormal_from_moments(p[0], p[1], &lat->median,
+					   &lat->sigma_milli))
+		return -EINVAL;
 	lat->dist = dist;
 	lat->p1 = p[0];
 	lat->p2 = p[1];
@@ -425,9 +650,10 @@ static ssize_t error_rate_store(struct device *d, struct device_attribute *a,
 {
 	struct tierblk_dev *dev = tb_dev(d);
 	struct tierblk_cfg *cfg;
+	char tmp[32];
 	u64 v;
 
-	if (tb_parse_u64(buf, &v) || v > TB_PPM)
+	if (tb_token(buf, tmp, sizeof(tmp)) || tb_parse_rate(tmp, &v))
 		return -EINVAL;
 	cfg = tb_cfg_begin(dev);
 	if (!cfg)
@@ -477,15 +703,21 @@ TB_OP_ATTR(every_nth_flush, every_nth, TB_OP_FLUSH);
 
 /* ---- error status ---- */
 
+/*
+ * Errno names (what a failed swap read or write reports), then the names
+ * before the shared vocabulary; matched without case.
+ */
 static const struct {
 	const char *name;
 	blk_status_t status;
 } tb_status_names[] = {
-	{ "eio",	BLK_STS_IOERR },
-	{ "enospc",	BLK_STS_NOSPC },
+	{ "EIO",	BLK_STS_IOERR },
+	{ "ENOSPC",	BLK_STS_NOSPC },
+	{ "ETIMEDOUT",	BLK_STS_TIMEOUT },
+	{ "ENOMEM",	BLK_STS_RESOURCE },
+	{ "ENODATA",	BLK_STS_MEDIUM },
 	{ "timeout",	BLK_STS_TIMEOUT },
 	{ "resource",	BLK_STS_RESOURCE },
-	{ "enomem",	BLK_STS_RESOURCE },
 	{ "medium",	BLK_STS_MEDIUM },
 };
 
@@ -493,16 +725,13 @@ static ssize_t error_status_show(struct device *d, struct device_attribute *a,
 				 char *buf)
 {
 	struct tierblk_cfg snap;
-	blk_status_t status;
 	int i;
 
 	tb_cfg_snap(tb_dev(d), &snap);
-	status = snap.status;
-
 	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
-		if (tb_status_names[i].status == status)
-			return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
-	return sysfs_emit(buf, "%u\n", (__force unsigned int)status);
+		if (tb_status_names[i].status == snap.status)
+			break;
+	return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
 }
 
 static ssize_t error_status_store(struct device *d, struct device_attribute *a,
@@ -510,10 +739,13 @@ static ssize_t error_status_store(struct device *d, struct device_attribute *a,
 {
 	struct tierblk_dev *dev = tb_dev(d);
 	struct tierblk_cfg *cfg;
+	char tmp[16];
 	int i;
 
+	if (tb_token(buf, tmp, sizeof(tmp)))
+		return -EINVAL;
 	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
-		if (sysfs_streq(buf, tb_status_names[i].name))
+		if (!strcasecmp(tmp, tb_status_names[i].name))
 			break;
 	if (i == ARRAY_SIZE(tb_status_names))
 		return -EINVAL;
@@ -534,9 +766,48 @@ static ssize_t badblocks_show(struct device *d, struct device_attribute *a,
 	return tierblk_bad_show(tb_dev(d), buf);
 }
 
+/* "read", "write", "rw" or a comma list of read and write */
+static int tb_parse_rw_ops(char *s, u32 *ops)
+{
+	char *w;
+
+	if (!strcmp(s, "rw")) {
+		*ops = BIT(TB_OP_READ) | BIT(TB_OP_WRITE);
+		return 0;
+	}
+	*ops = 0;
+	while ((w = strsep(&s, ",")) != NULL) {
+		if (!strcmp(w, "read"))
+			*ops |= BIT(TB_OP_READ);
+		else if (!strcmp(w, "write"))
+			*ops |= BIT(TB_OP_WRITE);
+		else
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* "N", "count=N" (N > 0) or "count=inf" (0: forever) */
+static int tb_parse_count(const char *s, u64 *cnt)
+{
+	if (!strncmp(s, "count=", 6)) {
+		s += 6;
+		if (!strcmp(s, "inf")) {
+			*cnt = 0;
+			return 0;
+		}
+		if (tb_parse_u64(s, cnt) || !*cnt)
+			return -EINVAL;
+	} else if (tb_parse_u64(s, cnt)) {
+		return -EINVAL;
+	}
+	return *cnt > U32_MAX ? -EINVAL : 0;
+}
+
 /*
- * "+START-END [read|write|rw] [COUNT]" adds, "-START-END" clears, "clear"
- * clears all.  Sectors are 512 bytes, END inclusive and below the capacity.
+ * "+RANGE [OPS] [COUNT]" adds, "-RANGE" clears, "clear" clears all.  RANGE
+ * as tb_parse_range() reads it, below the capacity; OPS read, write or rw
+ * (the default); COUNT as tb_parse_count() reads it.
  */
 static ssize_t badblocks_store(struct device *d, struct device_attribute *a,
 			       const char *buf, size_t count)
@@ -565,16 +836,10 @@ static ssize_t badblocks_store(struct device *d, struct device_attribute *a,
 	if (!add && n > 1)
 		return -EINVAL;
 	for (i = 1; i < n; i++) {
-		if (isdigit(tok[i][0])) {
-			if (i != n - 1 || tb_parse_u64(tok[i], &cnt) || cnt > U32_MAX)
+		if (isdigit(tok[i][0]) || !strncmp(tok[i], "count=", 6)) {
+			if (i != n - 1 || tb_parse_count(tok[i], &cnt))
 				return -EINVAL;
-		} else if (i == 1 && !strcmp(tok[i], "read")) {
-			ops = BIT(TB_OP_READ);
-		} else if (i == 1 && !strcmp(tok[i], "write")) {
-			ops = BIT(TB_OP_WRITE);
-		} else if (i == 1 && !strcmp(tok[i], "rw")) {
-			ops = BIT(TB_OP_READ) | BIT(TB_OP_WRITE);
-		} else {
+		} else if (i != 1 || tb_parse_rw_ops(tok[i], &ops) || !ops) {
 			return -EINVAL;
 		}
 	}
@@ -598,13 +863,17 @@ static ssize_t one_shot_read_sector_store(struct device *d,
 					  const char *buf, size_t count)
 {
 	struct tierblk_dev *dev = tb_dev(d);
+	char tmp[32];
+	const char *p = tmp;
 	u64 s;
 
-	if (sysfs_streq(buf, "none")) {
+	if (tb_token(buf, tmp, sizeof(tmp)))
+		return -EINVAL;
+	if (!strcmp(tmp, "none")) {
 		atomic64_set(&dev->one_shot, -1);
 		return count;
 	}
-	if (tb_parse_u64(buf, &s) || s >= get_capacity(dev->disk))
+	if (tb_parse_sectors(&p, false, &s) || *p || s >= get_capacity(dev->disk))
 		return -EINVAL;
 	atomic64_set(&dev->one_shot, s);
 	return count;
@@ -698,16 +967,17 @@ static ssize_t stats_show(struct device *d, struct device_attribute *a,
 	len += sysfs_emit_at(buf, len, "discard_bytes %llu\n",
 			     s->bytes[TB_OP_DISCARD]);
 	for (i = 0; i < TB_NR_OPS; i++)
-		len += sysfs_emit_at(buf, len, "errors_%s %llu\n",
+		len += sysfs_emit_at(buf, len, "%s_errors %llu\n",
 				     tb_op_names[i], s->errors[i]);
 	for (i = 0; i < TB_NR_SRC; i++)
-		len += sysfs_emit_at(buf, len, "errors_%s %llu\n",
+		len += sysfs_emit_at(buf, len, "%s_errors %llu\n",
 				     tb_src_names[i], s->err_src[i]);
 	len += sysfs_emit_at(buf, len, "corrupted_sectors %llu\n", s->corrupted);
 	len += sysfs_emit_at(buf, len, "slot_free_notify %llu\n", s->slot_free);
 	len += sysfs_emit_at(buf, len, "alloc_failures %llu\n", s->alloc_fail);
-	len += sysfs_emit_at(buf, len, "delayed_ops %llu\ndelay_total_ns %llu\n",
-			     s->delayed, s->delay_ns);
+	len += sysfs_emit_at(buf, len, "delayed_ops %llu\ndelay_total_us %llu\n",
+			     s->delayed, div_u64(s->delay_ns, NSEC_PER_USEC));
+	len += sysfs_emit_at(buf, len, "delay_total_ns %llu\n", s->delay_ns);
 	len += sysfs_emit_at(buf, len, "pages %ld\n",
 			     atomic_long_read(&dev->nr_pages));
 	kfree(s);

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const opc_names[OPC_N] = { "read", "write", "flush", "trim" };
+/* OPC_TRIM is NBD's TRIM and WRITE_ZEROES: "discard" in the vocabulary the
+ * tiers share (docs/conventions.md) */
+static const char *const opc_names[OPC_N] = { "read", "write", "flush", "discard" };
 
 const char *opc_name(enum opc op)
 {

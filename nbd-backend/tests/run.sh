@@ -286,13 +286,16 @@ ctlcheck "ping" "pong"
 ctlcheck "help" "disconnect after"
 ctlcheck "status" "swap_safe="
 ctlcheck "conns" ""
-ctlcheck "stats" "op=trim requests="
+ctlcheck "stats" "op=discard requests="
+ctlcheck "stats" "^read_errors 0\$"
 ctlcheck "stats reset" ""
-ctlcheck "latency read 250" "latency read fixed:250"
-ctlcheck "latency write uniform:10,20" "latency write uniform:10,20"
-ctlcheck "latency flush normal:1ms,100us" "latency flush normal:1000,100"
-ctlcheck "latency trim lognormal:300,50" "latency trim lognormal:300,50"
-ctlcheck "latency zero off" "latency trim off"
+ctlcheck "latency read 250" "latency read fixed:250us"
+ctlcheck "latency rw 1ms" "latency write fixed:1ms"
+ctlcheck "latency read 1.5ms" "latency read fixed:1500us"
+ctlcheck "latency write uniform:10,20" "latency write uniform:10us,20us"
+ctlcheck "latency flush normal:1ms,100us" "latency flush normal:1ms,100us"
+ctlcheck "latency trim lognormal:300,50" "latency discard lognormal:300us,50us"
+ctlcheck "latency zero off" "latency discard off"
 ctlcheck "latency all off" "latency read off"
 ctlcheck "bandwidth 100M" "bandwidth 104857600"
 ctlcheck "bandwidth off" "bandwidth off"
@@ -300,17 +303,23 @@ ctlcheck "seed 1234" "seed 1234"
 ctlcheck "verbose on" "verbose on"
 ctlcheck "verbose off" "verbose off"
 ctlcheck "error add read,write 10p+2p count=3 errno=ENOSPC" "ops=read,write range=40960\+8192 count=3 errno=ENOSPC"
-ctlcheck "error add trim 8s" "ops=trim range=4096\+1 count=inf errno=EIO"
+ctlcheck "error add trim 8s" "ops=discard range=4096\+1 count=inf errno=EIO"
+ctlcheck "error add read 4096-8191" "ops=read range=4096\+4096 count=inf"
+ctlcheck "error add read 12p-13p" "ops=read range=49152\+8192 count=inf"
+ctlcheck "error add read 1s-1s" "ops=read range=512\+512 count=inf"
 ctlcheck "error list" "id="
 ctlcheck "error del all" ""
 ctlcheck "error rate write 10 errno=ENOMEM" "error rate write 10 errno=ENOMEM"
+ctlcheck "error rate read 20%" "error rate read 200000 errno=EIO"
+ctlcheck "error rate flush 0.5%" "error rate flush 5000 errno=EIO"
+ctlcheck "error rate read 250ppm" "error rate read 250 errno=EIO"
 ctlcheck "error every flush 7" "error every flush 7 errno=EIO"
 ctlcheck "error clear" "error rate write 0"
 ctlcheck "disconnect after 1000" "disconnect after 1000"
 ctlcheck "disconnect after off" "disconnect after off"
 ctlcheck "disconnect now" "disconnected=0"
 ctlcheck "show" "seed 1234"
-for bad in "bogus" "latency read weird:1" "error add read" "error del 999" "error rate read 2000000" "seed x" "verbose maybe" "disconnect now 999" "bandwidth -1"; do
+for bad in "bogus" "latency read weird:1" "error add read" "error del 999" "error rate read 2000000" "error rate read 101%" "error rate read 0.00001%" "error add read 8-4" "error add read 4-" "seed x" "verbose maybe" "disconnect now 999" "bandwidth -1"; do
 	if ctl m $bad >"$T/o" 2>&1; then notok "ctl '$bad' should fail"; else
 		grep -q "error:" "$T/o" && ok "ctl '$bad' fails with an error line" || notok "ctl '$bad' message"; fi
 done
@@ -320,8 +329,8 @@ start k --size 1M --latency read=fixed:100 --latency trim=normal:5,1 --bandwidth
 	--error-add read=0+4K,count=3,errno=ENOSPC --error-rate write=10,errno=ENOMEM \
 	--error-every flush=4 --disconnect-after 100 --verbose || notok "start with knobs"
 ctl k show >"$T/show.k"
-if grep -q "seed 9" "$T/show.k" && grep -q "latency read fixed:100" "$T/show.k" &&
-   grep -q "latency trim normal:5,1" "$T/show.k" && grep -q "bandwidth 1073741824" "$T/show.k" &&
+if grep -q "seed 9" "$T/show.k" && grep -q "latency read fixed:100us" "$T/show.k" &&
+   grep -q "latency discard normal:5us,1us" "$T/show.k" && grep -q "bandwidth 1073741824" "$T/show.k" &&
    grep -q "ops=read range=0+4096 count=3 errno=ENOSPC" "$T/show.k" &&
    grep -q "error rate write 10 errno=ENOMEM" "$T/show.k" && grep -q "error every flush 4 errno=EIO" "$T/show.k" &&
    grep -q "disconnect after 100" "$T/show.k" && grep -q "verbose on" "$T/show.k"; then
