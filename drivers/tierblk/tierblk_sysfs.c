@@ -338,23 +338,6 @@ static void tb_cfg_snap(struct tierblk_dev *dev, struct tierblk_cfg *snap)
 	rcu_read_unlock();
 }
 
-/* Per operation type attributes carry their type. */
-struct tb_op_attr {
-	struct device_attribute attr;
-	enum tierblk_op op;
-};
-
-static enum tierblk_op tb_attr_op(struct device_attribute *a)
-{
-	return container_of(a, struct tb_op_attr, attr)->op;
-}
-
-#define TB_OP_ATTR(_name, _kind, _op)					\
-	static struct tb_op_attr tb_attr_##_name = {			\
-		.attr = __ATTR(_name, 0644, _kind##_show, _kind##_store), \
-		.op = (_op),						\
-	}
-
 /* ---- disksize, synchronous, completion ---- */
 
 static ssize_t disksize_show(struct device *d, struct device_attribute *a,
@@ -435,22 +418,17 @@ static const char * const tb_dist_names[] = {
 	[TB_DIST_LOGNORMAL]	= "lognormal",
 };
 
-static ssize_t latency_show(struct device *d, struct device_attribute *a,
-			    char *buf)
+static ssize_t tb_lat_show(const struct tierblk_lat *lat, char *buf)
 {
-	struct tierblk_cfg snap;
-	struct tierblk_lat lat;
 	char p1[24], p2[24];
 
-	tb_cfg_snap(tb_dev(d), &snap);
-	lat = snap.lat[tb_attr_op(a)];
-	if (lat.dist == TB_DIST_FIXED && !lat.p1)
+	if (lat->dist == TB_DIST_FIXED && !lat->p1)
 		return sysfs_emit(buf, "off\n");
-	tb_fmt_duration(p1, sizeof(p1), lat.p1);
-	if (lat.dist == TB_DIST_FIXED)
+	tb_fmt_duration(p1, sizeof(p1), lat->p1);
+	if (lat->dist == TB_DIST_FIXED)
 		return sysfs_emit(buf, "fixed:%s\n", p1);
-	tb_fmt_duration(p2, sizeof(p2), lat.p2);
-	return sysfs_emit(buf, "%s:%s,%s\n", tb_dist_names[lat.dist], p1, p2);
+	tb_fmt_duration(p2, sizeof(p2), lat->p2);
+	return sysfs_emit(buf, "%s:%s,%s\n", tb_dist_names[lat->dist], p1, p2);
 }
 
 /* "fixed:D", "uniform:MIN,MAX", "normal:MEAN,SD", "lognormal:MEAN,SD" */
@@ -524,183 +502,6 @@ static int tb_parse_lat(const char *buf, struct tierblk_lat *lat)
 	return 0;
 }
 
-static ssize_t latency_store(struct device *d, struct device_attribute *a,
-			     const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	struct tierblk_lat lat;
-
-	if (tb_parse_lat(buf, &lat))
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->lat[tb_attr_op(a)] = lat;
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-
-TB_OP_ATTR(read_latency, latency, TB_OP_READ);
-TB_OP_ATTR(write_latency, latency, TB_OP_WRITE);
-TB_OP_ATTR(discard_latency, latency, TB_OP_DISCARD);
-TB_OP_ATTR(flush_latency, latency, TB_OP_FLUSH);
-
-/* ---- bandwidth, seed, spin threshold ---- */
-
-static ssize_t bandwidth_show(struct device *d, struct device_attribute *a,
-			      char *buf)
-{
-	struct tierblk_cfg snap;
-
-	tb_cfg_snap(tb_dev(d), &snap);
-	return sysfs_emit(buf, "%llu\n", snap.bandwidth);
-}
-
-static ssize_t bandwidth_store(struct device *d, struct device_attribute *a,
-			       const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	u64 bw;
-
-	if (tierblk_parse_size(buf, &bw) || (bw && bw < TB_MIN_BANDWIDTH))
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->bandwidth = bw;
-	atomic64_set(&dev->bw_next, 0);
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-static DEVICE_ATTR_RW(bandwidth);
-
-static ssize_t seed_show(struct device *d, struct device_attribute *a,
-			 char *buf)
-{
-	struct tierblk_cfg snap;
-
-	tb_cfg_snap(tb_dev(d), &snap);
-	return sysfs_emit(buf, "%llu\n", snap.seed);
-}
-
-static ssize_t seed_store(struct device *d, struct device_attribute *a,
-			  const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	u64 seed;
-	int op;
-
-	if (tb_parse_u64(buf, &seed))
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->seed = seed;
-	for (op = 0; op < TB_NR_OPS; op++)
-		atomic64_set(&dev->seq[op], 0);
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-static DEVICE_ATTR_RW(seed);
-
-static ssize_t spin_threshold_ns_show(struct device *d,
-				      struct device_attribute *a, char *buf)
-{
-	struct tierblk_cfg snap;
-
-	tb_cfg_snap(tb_dev(d), &snap);
-	return sysfs_emit(buf, "%llu\n", snap.spin_ns);
-}
-
-static ssize_t spin_threshold_ns_store(struct device *d,
-				       struct device_attribute *a,
-				       const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	u64 v;
-
-	if (tb_parse_u64(buf, &v) || v > TB_MAX_SPIN_NS)
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->spin_ns = v;
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-static DEVICE_ATTR_RW(spin_threshold_ns);
-
-/* ---- error rate and every_nth ---- */
-
-static ssize_t error_rate_show(struct device *d, struct device_attribute *a,
-			       char *buf)
-{
-	struct tierblk_cfg snap;
-
-	tb_cfg_snap(tb_dev(d), &snap);
-	return sysfs_emit(buf, "%u\n", snap.rate_ppm[tb_attr_op(a)]);
-}
-
-static ssize_t error_rate_store(struct device *d, struct device_attribute *a,
-				const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	char tmp[32];
-	u64 v;
-
-	if (tb_token(buf, tmp, sizeof(tmp)) || tb_parse_rate(tmp, &v))
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->rate_ppm[tb_attr_op(a)] = v;
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-
-TB_OP_ATTR(error_rate_read, error_rate, TB_OP_READ);
-TB_OP_ATTR(error_rate_write, error_rate, TB_OP_WRITE);
-TB_OP_ATTR(error_rate_discard, error_rate, TB_OP_DISCARD);
-TB_OP_ATTR(error_rate_flush, error_rate, TB_OP_FLUSH);
-
-static ssize_t every_nth_show(struct device *d, struct device_attribute *a,
-			      char *buf)
-{
-	struct tierblk_cfg snap;
-
-	tb_cfg_snap(tb_dev(d), &snap);
-	return sysfs_emit(buf, "%llu\n", snap.every_nth[tb_attr_op(a)]);
-}
-
-static ssize_t every_nth_store(struct device *d, struct device_attribute *a,
-			       const char *buf, size_t count)
-{
-	struct tierblk_dev *dev = tb_dev(d);
-	enum tierblk_op op = tb_attr_op(a);
-	struct tierblk_cfg *cfg;
-	u64 v;
-
-	if (tb_parse_u64(buf, &v))
-		return -EINVAL;
-	cfg = tb_cfg_begin(dev);
-	if (!cfg)
-		return -ENOMEM;
-	cfg->every_nth[op] = v;
-	atomic64_set(&dev->nth[op], 0);
-	tb_cfg_commit(dev, cfg);
-	return count;
-}
-
-TB_OP_ATTR(every_nth_read, every_nth, TB_OP_READ);
-TB_OP_ATTR(every_nth_write, every_nth, TB_OP_WRITE);
-TB_OP_ATTR(every_nth_discard, every_nth, TB_OP_DISCARD);
-TB_OP_ATTR(every_nth_flush, every_nth, TB_OP_FLUSH);
-
 /* ---- error status ---- */
 
 /*
@@ -721,42 +522,193 @@ static const struct {
 	{ "medium",	BLK_STS_MEDIUM },
 };
 
-static ssize_t error_status_show(struct device *d, struct device_attribute *a,
-				 char *buf)
+/* ---- the run-time knobs of struct tierblk_cfg, one line each ---- */
+
+enum tb_knob_kind {
+	TB_KNOB_U64,		/* decimal, at most max */
+	TB_KNOB_NS,		/* a duration (tb_parse_duration), at most max */
+	TB_KNOB_RATE,		/* a rate (tb_parse_rate), u32 ppm */
+	TB_KNOB_LAT,		/* a delay distribution (tb_parse_lat) */
+	TB_KNOB_BANDWIDTH,	/* bytes/s with a size suffix, 0 or >= min */
+	TB_KNOB_STATUS,		/* a name of tb_status_names */
+};
+
+/*
+ * A knob: its attribute, the field of struct tierblk_cfg it sets, how the
+ * value is read and shown, its bound, and what else a write restarts
+ * (called with the new configuration not yet published).  Every knob may
+ * change at any time, also while the device is open or swapped on: a
+ * write copies the configuration, sets the field and publishes the copy.
+ */
+struct tb_knob {
+	struct device_attribute attr;
+	enum tb_knob_kind kind;
+	size_t off;
+	u64 max;
+	int op;
+	void (*restart)(struct tierblk_dev *dev, int op);
+};
+
+static const struct tb_knob *tb_knob(struct device_attribute *a)
 {
+	return container_of(a, struct tb_knob, attr);
+}
+
+static ssize_t tb_knob_show(struct device *d, struct device_attribute *a,
+			    char *buf)
+{
+	const struct tb_knob *k = tb_knob(a);
 	struct tierblk_cfg snap;
+	const void *f = (const char *)&snap + k->off;
+
 	int i;
 
 	tb_cfg_snap(tb_dev(d), &snap);
-	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
-		if (tb_status_names[i].status == snap.status)
-			break;
-	return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
+	switch (k->kind) {
+	case TB_KNOB_RATE:
+		return sysfs_emit(buf, "%u\n", *(const u32 *)f);
+	case TB_KNOB_STATUS:
+		/* the status always comes from the table: stop at the last */
+		for (i = 0; i < ARRAY_SIZE(tb_status_names) - 1; i++)
+			if (tb_status_names[i].status == *(const blk_status_t *)f)
+				break;
+		return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
+	case TB_KNOB_LAT:
+		return tb_lat_show(f, buf);
+	default:
+		return sysfs_emit(buf, "%llu\n", *(const u64 *)f);
+	}
 }
 
-static ssize_t error_status_store(struct device *d, struct device_attribute *a,
-				  const char *buf, size_t count)
+union tb_knob_val {
+	u64 u64;
+	u32 u32;
+	blk_status_t status;
+	struct tierblk_lat lat;
+};
+
+/* Parse @buf for @k into @v; the size of the field in *@size. */
+static int tb_knob_parse(const struct tb_knob *k, const char *buf,
+			 union tb_knob_val *v, size_t *size)
 {
-	struct tierblk_dev *dev = tb_dev(d);
-	struct tierblk_cfg *cfg;
-	char tmp[16];
+	char tmp[32];
 	int i;
 
-	if (tb_token(buf, tmp, sizeof(tmp)))
+	*size = sizeof(v->u64);
+	switch (k->kind) {
+	case TB_KNOB_U64:
+		return tb_parse_u64(buf, &v->u64) || v->u64 > k->max ?
+		       -EINVAL : 0;
+	case TB_KNOB_NS:
+		return tb_token(buf, tmp, sizeof(tmp)) ||
+		       tb_parse_duration(tmp, &v->u64) || v->u64 > k->max ?
+		       -EINVAL : 0;
+	case TB_KNOB_RATE:
+		*size = sizeof(v->u32);
+		if (tb_token(buf, tmp, sizeof(tmp)) ||
+		    tb_parse_rate(tmp, &v->u64))
+			return -EINVAL;
+		v->u32 = v->u64;
+		return 0;
+	case TB_KNOB_LAT:
+		*size = sizeof(v->lat);
+		return tb_parse_lat(buf, &v->lat);
+	case TB_KNOB_BANDWIDTH:
+		return tierblk_parse_size(buf, &v->u64) ||
+		       (v->u64 && v->u64 < k->max) ? -EINVAL : 0;
+	case TB_KNOB_STATUS:
+		*size = sizeof(v->status);
+		if (tb_token(buf, tmp, sizeof(tmp)))
+			return -EINVAL;
+		for (i = 0; i < ARRAY_SIZE(tb_status_names); i++) {
+			if (!strcasecmp(tmp, tb_status_names[i].name)) {
+				v->status = tb_status_names[i].status;
+				return 0;
+			}
+		}
 		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
-		if (!strcasecmp(tmp, tb_status_names[i].name))
-			break;
-	if (i == ARRAY_SIZE(tb_status_names))
+	}
+	return -EINVAL;
+}
+
+static ssize_t tb_knob_store(struct device *d, struct device_attribute *a,
+			     const char *buf, size_t count)
+{
+	const struct tb_knob *k = tb_knob(a);
+	struct tierblk_dev *dev = tb_dev(d);
+	struct tierblk_cfg *cfg;
+	union tb_knob_val v;
+	size_t size;
+
+	if (tb_knob_parse(k, buf, &v, &size))
 		return -EINVAL;
 	cfg = tb_cfg_begin(dev);
 	if (!cfg)
 		return -ENOMEM;
-	cfg->status = tb_status_names[i].status;
+	memcpy((char *)cfg + k->off, &v, size);
+	if (k->restart)
+		k->restart(dev, k->op);
 	tb_cfg_commit(dev, cfg);
 	return count;
 }
-static DEVICE_ATTR_RW(error_status);
+
+/* a new seed restarts every random sequence */
+static void tb_restart_draws(struct tierblk_dev *dev, int unused)
+{
+	int op;
+
+	for (op = 0; op < TB_NR_OPS; op++)
+		atomic64_set(&dev->seq[op], 0);
+}
+
+/* every_nth counts from the write of its attribute */
+static void tb_restart_nth(struct tierblk_dev *dev, int op)
+{
+	atomic64_set(&dev->nth[op], 0);
+}
+
+/* a new bandwidth starts with the link free */
+static void tb_restart_link(struct tierblk_dev *dev, int unused)
+{
+	atomic64_set(&dev->bw_next, 0);
+}
+
+#define TB_KNOB(_name, _kind, _field, _max, _op, _restart)		\
+	static struct tb_knob tb_knob_##_name = {			\
+		.attr = __ATTR(_name, 0644, tb_knob_show, tb_knob_store), \
+		.kind = (_kind),					\
+		.off = offsetof(struct tierblk_cfg, _field),		\
+		.max = (_max),						\
+		.op = (_op),						\
+		.restart = (_restart),					\
+	}
+
+TB_KNOB(read_latency, TB_KNOB_LAT, lat[TB_OP_READ], 0, TB_OP_READ, NULL);
+TB_KNOB(write_latency, TB_KNOB_LAT, lat[TB_OP_WRITE], 0, TB_OP_WRITE, NULL);
+TB_KNOB(discard_latency, TB_KNOB_LAT, lat[TB_OP_DISCARD], 0, TB_OP_DISCARD,
+	NULL);
+TB_KNOB(flush_latency, TB_KNOB_LAT, lat[TB_OP_FLUSH], 0, TB_OP_FLUSH, NULL);
+TB_KNOB(error_rate_read, TB_KNOB_RATE, rate_ppm[TB_OP_READ], TB_PPM,
+	TB_OP_READ, NULL);
+TB_KNOB(error_rate_write, TB_KNOB_RATE, rate_ppm[TB_OP_WRITE], TB_PPM,
+	TB_OP_WRITE, NULL);
+TB_KNOB(error_rate_discard, TB_KNOB_RATE, rate_ppm[TB_OP_DISCARD], TB_PPM,
+	TB_OP_DISCARD, NULL);
+TB_KNOB(error_rate_flush, TB_KNOB_RATE, rate_ppm[TB_OP_FLUSH], TB_PPM,
+	TB_OP_FLUSH, NULL);
+TB_KNOB(every_nth_read, TB_KNOB_U64, every_nth[TB_OP_READ], U64_MAX,
+	TB_OP_READ, tb_restart_nth);
+TB_KNOB(every_nth_write, TB_KNOB_U64, every_nth[TB_OP_WRITE], U64_MAX,
+	TB_OP_WRITE, tb_restart_nth);
+TB_KNOB(every_nth_discard, TB_KNOB_U64, every_nth[TB_OP_DISCARD], U64_MAX,
+	TB_OP_DISCARD, tb_restart_nth);
+TB_KNOB(every_nth_flush, TB_KNOB_U64, every_nth[TB_OP_FLUSH], U64_MAX,
+	TB_OP_FLUSH, tb_restart_nth);
+TB_KNOB(bandwidth, TB_KNOB_BANDWIDTH, bandwidth, TB_MIN_BANDWIDTH, -1,
+	tb_restart_link);
+TB_KNOB(seed, TB_KNOB_U64, seed, U64_MAX, -1, tb_restart_draws);
+TB_KNOB(spin_threshold_ns, TB_KNOB_NS, spin_ns, TB_MAX_SPIN_NS, -1, NULL);
+TB_KNOB(error_status, TB_KNOB_STATUS, status, 0, -1, NULL);
 
 /* ---- bad sector ranges, one-shot, corruption ---- */
 
@@ -1028,32 +980,51 @@ static ssize_t reset_stats_store(struct device *d, struct device_attribute *a,
 }
 static DEVICE_ATTR_WO(reset_stats);
 
+static const struct attribute_group tierblk_group;
+
+/* The attributes a person can write, comma-separated (null_blk's features). */
+static ssize_t features_show(struct device *d, struct device_attribute *a,
+			     char *buf)
+{
+	struct attribute **attr;
+	ssize_t len = 0;
+
+	for (attr = tierblk_group.attrs; *attr; attr++)
+		if ((*attr)->mode & 0200)
+			len += sysfs_emit_at(buf, len, "%s%s", len ? "," : "",
+					     (*attr)->name);
+	len += sysfs_emit_at(buf, len, "\n");
+	return len;
+}
+static DEVICE_ATTR_RO(features);
+
 static struct attribute *tierblk_attrs[] = {
 	&dev_attr_disksize.attr,
 	&dev_attr_synchronous.attr,
 	&dev_attr_completion.attr,
-	&tb_attr_read_latency.attr.attr,
-	&tb_attr_write_latency.attr.attr,
-	&tb_attr_discard_latency.attr.attr,
-	&tb_attr_flush_latency.attr.attr,
-	&dev_attr_bandwidth.attr,
-	&dev_attr_seed.attr,
-	&dev_attr_spin_threshold_ns.attr,
-	&tb_attr_error_rate_read.attr.attr,
-	&tb_attr_error_rate_write.attr.attr,
-	&tb_attr_error_rate_discard.attr.attr,
-	&tb_attr_error_rate_flush.attr.attr,
-	&tb_attr_every_nth_read.attr.attr,
-	&tb_attr_every_nth_write.attr.attr,
-	&tb_attr_every_nth_discard.attr.attr,
-	&tb_attr_every_nth_flush.attr.attr,
-	&dev_attr_error_status.attr,
+	&tb_knob_read_latency.attr.attr,
+	&tb_knob_write_latency.attr.attr,
+	&tb_knob_discard_latency.attr.attr,
+	&tb_knob_flush_latency.attr.attr,
+	&tb_knob_bandwidth.attr.attr,
+	&tb_knob_seed.attr.attr,
+	&tb_knob_spin_threshold_ns.attr.attr,
+	&tb_knob_error_rate_read.attr.attr,
+	&tb_knob_error_rate_write.attr.attr,
+	&tb_knob_error_rate_discard.attr.attr,
+	&tb_knob_error_rate_flush.attr.attr,
+	&tb_knob_every_nth_read.attr.attr,
+	&tb_knob_every_nth_write.attr.attr,
+	&tb_knob_every_nth_discard.attr.attr,
+	&tb_knob_every_nth_flush.attr.attr,
+	&tb_knob_error_status.attr.attr,
 	&dev_attr_badblocks.attr,
 	&dev_attr_one_shot_read_sector.attr,
 	&dev_attr_corrupt.attr,
 	&dev_attr_stats.attr,
 	&dev_attr_delay_histogram.attr,
 	&dev_attr_reset_stats.attr,
+	&dev_attr_features.attr,
 	NULL,
 };
 

@@ -45,7 +45,7 @@ reject() {
 	[ -z "$bad" ] || { echo "${f##*/}:$bad"; return 1; }
 }
 
-plan 52
+plan 54
 trap cleanup EXIT
 
 # Module parameters.
@@ -202,6 +202,26 @@ check_eq "reset_stats: invalid value" EINVAL "$(tierblk_try 1 reset_stats 2)"
 echo 1 > "$(tierblk_dir 1)/reset_stats"
 check_eq "reset_stats: counters zero, pages kept" "0 0 4" \
 	"$(tierblk_stat 1 reads) $(tierblk_stat 1 writes) $(tierblk_stat 1 pages)"
+
+features_ok() {
+	local f a bad=
+	f=$(tierblk_get 1 features)
+	for a in $(echo "$f" | tr , ' '); do
+		# root may open anything: read the owner's write bit instead
+		case "$(stat -c %A "$(tierblk_dir 1)/$a" 2>/dev/null)" in
+		??w*) ;;
+		*) bad="$bad $a(not writable)" ;;
+		esac
+	done
+	for a in disksize read_latency error_rate_write every_nth_flush seed bandwidth \
+		spin_threshold_ns error_status badblocks one_shot_read_sector corrupt reset_stats; do
+		echo ",$f," | grep -q ",$a," || bad="$bad $a(missing)"
+	done
+	echo ",$f," | grep -q ",stats," && bad="$bad stats(read only)"
+	[ -z "$bad" ] || { echo "features '$f':$bad"; return 1; }
+}
+check "features: every writable attribute, no read-only one" features_ok
+check_eq "features: read only" EACCES "$(tierblk_try 1 features x)"
 
 check "rmmod" tierblk_unload
 tap_status
