@@ -458,6 +458,22 @@ for c in vpass vfail; do
 	cmp -s "$d/mt" "$d/lv" || diff "$d/mt" "$d/lv" | sed 's/^/# /'
 done
 
+# The knobs table (docs/architecture.md, "Knobs") lists exactly what the
+# frame reads; a variable read and not listed, or listed and not read, fails.
+check "knobs: the table lists every variable the frame reads, and nothing else" "$top/qemu/knobs.sh" check
+kd=$tmp/knobs
+mkdir -p "$kd/qemu/tests" "$kd/qemu/guest/lib" "$kd/qemu/bench" "$kd/docs" "$kd/.ci"
+cp "$top/qemu/knobs.sh" "$kd/qemu/"
+printf 'A ?= 1\n' > "$kd/Makefile"
+printf '<!-- knobs begin -->\n| knob | where | read by | default | what |\n| --- | --- | --- | --- | --- |\n| `A` | make | Makefile | 1 | a |\n| `OLD` | guest | tests/x | | gone |\n<!-- knobs end -->\n' > "$kd/docs/architecture.md"
+# (split, or this file would read the knob itself)
+printf 'x=$%s\n' '{NEW_KNOB:-3}' > "$kd/qemu/tests/x.sh"
+"$kd/qemu/knobs.sh" check > "$tmp/knobs.out" 2>&1; krc=$?
+check "knobs: a new variable and a stale row are both named, exit 1" \
+	sh -c "[ $krc = 1 ] && grep -q 'not in .*: NEW_KNOB' $tmp/knobs.out && grep -q 'read by nothing: OLD' $tmp/knobs.out"
+check "knobs: make help prints the make and guest knobs" sh -c \
+	"make -s -C '$top' help | grep -q '^  GUEST_ENV  *make ' && make -s -C '$top' help | grep -q '^  VSWAP_BENCH_SIZE  *guest ' && ! make -s -C '$top' help | grep -q '^  TIERS_LIST '"
+
 # A fresh machine: nothing outside the checkout exists yet. The Makefile's
 # set-up steps (deps, the build lock under ~/.cache) and a locked build step
 # must work with an empty HOME.
