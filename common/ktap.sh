@@ -77,14 +77,15 @@ diag() {
 # check DESC CMD...: CMD runs in this shell (what it sets stays set), its
 # output into a file that becomes the diagnostic of a failure.
 check() {
-	local desc=$1 out=${TMPDIR:-/tmp}/.ktap-check.$$
+	# names of its own: the command sees the caller's variables
+	local _tap_desc=$1 _tap_out=${TMPDIR:-/tmp}/.ktap-check.$$
 	shift
-	if "$@" >"$out" 2>&1; then
-		pass "$desc"
+	if "$@" >"$_tap_out" 2>&1; then
+		pass "$_tap_desc"
 	else
-		fail "$desc" "command: $*" "$(head -n 40 "$out")"
+		fail "$_tap_desc" "command: $*" "$(head -n 40 "$_tap_out")"
 	fi
-	rm -f "$out"
+	rm -f "$_tap_out"
 }
 
 check_eq() {
