@@ -1,24 +1,27 @@
 # KTAP output for every shell test producer: the host suites source this
 # file, and the guest gets it as /usr/lib/tierswap/lib/ktap.sh (qemu/
 # mkinitramfs.sh), so guest tests and host suites speak one dialect
-# (docs/conventions.md, "Test output"). POSIX sh: bash and busybox ash.
+# (docs/conventions.md, "Test output"). For bash, dash and busybox ash
+# (POSIX sh and `local`).
 #
 #   plan 3                                 the plan first, when it is known
 #   pass "what" / fail "what" [detail...]
 #   check "what" CMD...                    pass when CMD succeeds; its output
-#                                          is a diagnostic when it fails
+#                                          is a diagnostic when it fails;
+#                                          returns 0 either way (a failed
+#                                          check is recorded, not an error)
 #   check_eq "what" EXPECTED ACTUAL
 #   skip "what" "reason"                   ok N - what # SKIP reason
 #   xfail "what" "reason"                  ok N - what # XFAIL reason: a
 #                                          known failure (kselftest's form)
-#   diag "text" / CMD | diag               '#' lines
+#   diag "line" ... / CMD | diag           '#' lines, one an argument
 #   bail "reason"                          Bail out! and exit 1
 #   tap_status                             0 when all passed, as planned
 #   tap_end                                the plan if none came first, a
 #                                          summary line; tap_status
 #
-# The first line is "KTAP version 1", printed with the first plan or
-# result (sourcing prints nothing). Every helper numbers its line.
+# The first line is "KTAP version 1", printed with the first line any
+# helper prints (sourcing prints nothing). Every result is numbered.
 
 _tap_n=0
 _tap_planned=
@@ -56,19 +59,21 @@ fail() {
 skip() {
 	_tap_header
 	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # SKIP $2"
+	echo "ok $_tap_n - $1 # SKIP${2:+ $2}"
 }
 
 xfail() {
 	_tap_header
 	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # XFAIL $2"
+	echo "ok $_tap_n - $1 # XFAIL${2:+ $2}"
 }
 
-# diag TEXT...: each line of TEXT as a comment; without TEXT, stdin's.
+# diag LINE...: each argument, and each line in it, as a comment; without
+# arguments, stdin's lines.
 diag() {
+	_tap_header
 	if [ $# -gt 0 ]; then
-		printf '%s\n' "$*" | sed 's/^/# /'
+		printf '%s\n' "$@" | sed 's/^/# /'
 	else
 		sed 's/^/# /'
 	fi
@@ -78,7 +83,7 @@ diag() {
 # output into a file that becomes the diagnostic of a failure.
 check() {
 	# names of its own: the command sees the caller's variables
-	local _tap_desc=$1 _tap_out=${TMPDIR:-/tmp}/.ktap-check.$$
+	local _tap_desc=$1 _tap_out=${TMPDIR:-/tmp}/.ktap-check.$$.$_tap_n
 	shift
 	if "$@" >"$_tap_out" 2>&1; then
 		pass "$_tap_desc"

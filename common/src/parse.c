@@ -94,34 +94,53 @@ int ts_parse_double(const char *s, double *out)
 	return 0;
 }
 
-int ts_parse_duration_us(const char *s, double *out)
+int ts_parse_duration_ns(const char *s, uint64_t bare_ns, uint64_t max_ns, uint64_t *out)
 {
-	char *end;
-	double v, mul;
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	const char *p;
+	uint64_t ip, fp = 0, div = 1, unit = 0, v;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	if (digits(s, &ip, &p))
 		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (*p == '.') {
+		if (!(p[1] >= '0' && p[1] <= '9'))
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (div == 1000000000)
+				return -1; /* finer than 1 ns in any unit */
+			fp = fp * 10 + (uint64_t)(*p - '0');
+			div *= 10;
+		}
+	}
+	if (!*p)
+		unit = bare_ns;
+	for (size_t i = 0; !unit && i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(p, units[i].name))
+			unit = units[i].ns;
+	/* fp < 10^9 and unit <= 10^9: fp * unit fits */
+	if (!unit || (fp * unit) % div || ip > UINT64_MAX / unit)
 		return -1;
-	if (!strcmp(end, "") || !strcmp(end, "us"))
-		mul = 1;
-	else if (!strcmp(end, "ms"))
-		mul = 1e3;
-	else if (!strcmp(end, "s"))
-		mul = 1e6;
-	else if (!strcmp(end, "ns"))
-		mul = 1e-3;
-	else
+	v = ip * unit;
+	if (v > UINT64_MAX - fp * unit / div)
 		return -1;
-	v *= mul;
-	if (v > 600e6) /* ten minutes is plenty */
-		return -1;
-	/* a whole number of ns, as tierblk takes them (the shared vocabulary) */
-	if (fabs(v * 1000 - llround(v * 1000)) > 1e-6)
+	v += fp * unit / div;
+	if (v > max_ns)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int ts_parse_duration_us(const char *s, double *out)
+{
+	uint64_t ns;
+
+	/* ten minutes is plenty */
+	if (ts_parse_duration_ns(s, 1000, UINT64_C(600000000000), &ns))
+		return -1;
+	*out = (double)ns / 1000;
 	return 0;
 }
 

@@ -145,12 +145,15 @@ static void test_reals(struct ts_tap *t)
 	};
 	static const struct real_case dur[] = {
 		{ "50", 50 }, { "50us", 50 }, { "1ms", 1000 }, { "2s", 2e6 }, { "500ns", 0.5 },
-		{ ".5ms", 500 }, { "0", 0 }, { "600s", 600e6 }, { "1.5e3us", 1500 }, { "0.3us", 0.3 },
-		{ "1ns", 0.001 },
+		{ "0.5ms", 500 }, { "0", 0 }, { "600s", 600e6 }, { "1500us", 1500 }, { "0.3us", 0.3 },
+		{ "1ns", 0.001 }, { "9881.342645ms", 9881342.645 }, { "599.999999999s", 599999999.999 },
+		{ "273080688654ns", 273080688.654 },
 	};
 	static const char *const dur_bad[] = {
 		NULL, "", "-1", "+1", " 1", "us", "1m", "1 ms", "1ms ", "1MS", "1sec", "601s",
 		"inf", "nan", "1e999", "1e-400", "0.1ns", "1.0001ns", "0.0000001ms",
+		"1e3us", "0x10", ".5ms", "1.", "1.ms", "1.5e-3ms", "1.0000000001s",
+		"18446744073709551616ns",
 	};
 
 	TS_TAP_OK(t, accepts(t, "double", any_double, dbl, N_(dbl)), "double: decimal and exponent forms");

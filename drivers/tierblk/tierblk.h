@@ -72,7 +72,7 @@ struct tierblk_lat {
 	u64 p2;
 	/* lognormal: median * e^(sigma * Z), derived from p1 and p2 */
 	u64 median;
-	u32 sigma_milli;
+	u32 sigma_q24;
 };
 
 /*
@@ -168,7 +168,7 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 void tierblk_bad_clear(struct tierblk_dev *dev);
 ssize_t tierblk_bad_show(struct tierblk_dev *dev, char *buf);
 int tierblk_lognormal_from_moments(u64 mean, u64 sd, u64 *median,
-				   u32 *sigma_milli);
+				   u32 *sigma_q24);
 u64 tierblk_sample_lat(const struct tierblk_lat *lat, u64 seed,
 		       enum tierblk_op op, u64 n);
 

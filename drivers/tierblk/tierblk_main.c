@@ -697,8 +697,7 @@ static int __init tierblk_init(void)
 	mutex_unlock(&tierblk_idr_mutex);
 	if (ret < 0)
 		goto out_devices;
-	pr_info("%u device(s) of %llu bytes\n", nr_devices,
-		default_size);
+	pr_info("%u device(s) of %llu bytes\n", nr_devices, default_size);
 	return 0;
 
 out_devices:

@@ -216,9 +216,9 @@ static int tb_parse_rate(const char *s, u64 *ppm)
 	if (tb_parse_decimal(&s, 4, &ip, &fp, &div))
 		return -EINVAL;
 	if (!strcmp(s, "%")) {
-		if (check_mul_overflow(ip, 10000ULL, &v))
+		if (ip > 100)
 			return -EINVAL;
-		v += fp * 10000 / div;
+		v = ip * 10000 + fp * 10000 / div;
 	} else if (!*s || !strcmp(s, "ppm")) {
 		if (div != 1)
 			return -EINVAL;
@@ -234,8 +234,9 @@ static int tb_parse_rate(const char *s, u64 *ppm)
 
 /*
  * A position on the device, in sectors: a bare number of sectors
- * (null_blk's unit), or a number with a suffix: s (512-byte sectors), p
- * (4 KiB pages), b (bytes), K, M, G, T (KiB ... TiB).  With @last it is
+ * (null_blk's unit), or a number with a suffix, spelt as tiernbd takes
+ * them: s (512-byte sectors), p (4 KiB pages), b or B (bytes), K, M, G, T
+ * (KiB ... TiB; either case, KiB and KB too).  With @last it is
  * the inclusive end of a range and counts in its unit: "13p" ends with
  * the last sector of page 13, "8191b" with the sector ending at byte 8191.
  * Either way it must fall on a sector boundary.
@@ -243,7 +244,7 @@ static int tb_parse_rate(const char *s, u64 *ppm)
 static int tb_parse_sectors(const char **p, bool last, u64 *out)
 {
 	u64 v, unit = SECTOR_SIZE;
-	bool suffix = true;
+	bool binary = false, suffix = true;
 
 	if (tb_parse_digits(p, &v))
 		return -EINVAL;
@@ -251,27 +252,36 @@ static int tb_parse_sectors(const char **p, bool last, u64 *out)
 	case 's':
 		break;
 	case 'p':
-		unit = PAGE_SIZE;
+		unit = SZ_4K;
 		break;
-	case 'b':
+	case 'b': case 'B':
 		unit = 1;
 		break;
-	case 'K':
+	case 'k': case 'K':
 		unit = SZ_1K;
+		binary = true;
 		break;
-	case 'M':
+	case 'm': case 'M':
 		unit = SZ_1M;
+		binary = true;
 		break;
-	case 'G':
+	case 'g': case 'G':
 		unit = SZ_1G;
+		binary = true;
 		break;
-	case 'T':
+	case 't': case 'T':
 		unit = SZ_1T;
+		binary = true;
 		break;
 	default:
-		suffix = false;
+		suffix = false;		/* sectors */
 	}
 	if (suffix)
+		(*p)++;
+	/* as tiernbd takes them: K, k, KiB, KB */
+	if (binary && tolower(**p) == 'i')
+		(*p)++;
+	if (binary && tolower(**p) == 'b')
 		(*p)++;
 	if ((last && check_add_overflow(v, 1ULL, &v)) ||
 	    check_mul_overflow(v, unit, &v) || v & (SECTOR_SIZE - 1))
@@ -494,7 +504,7 @@ static int tb_parse_lat(const char *buf, struct tierblk_lat *lat)
 	memset(lat, 0, sizeof(*lat));
 	if (dist == TB_DIST_LOGNORMAL &&
 	    tierblk_lognormal_from_moments(p[0], p[1], &lat->median,
-					   &lat->sigma_milli))
+					   &lat->sigma_q24))
 		return -EINVAL;
 	lat->dist = dist;
 	lat->p1 = p[0];
@@ -543,7 +553,7 @@ enum tb_knob_kind {
 struct tb_knob {
 	struct device_attribute attr;
 	enum tb_knob_kind kind;
-	size_t off;
+	size_t off;		/* of a field of the kind's size */
 	u64 max;
 	int op;
 	void (*restart)(struct tierblk_dev *dev, int op);
@@ -560,19 +570,21 @@ static ssize_t tb_knob_show(struct device *d, struct device_attribute *a,
 	const struct tb_knob *k = tb_knob(a);
 	struct tierblk_cfg snap;
 	const void *f = (const char *)&snap + k->off;
-
-	int i;
+	blk_status_t status;
+	unsigned int i;
 
 	tb_cfg_snap(tb_dev(d), &snap);
 	switch (k->kind) {
 	case TB_KNOB_RATE:
 		return sysfs_emit(buf, "%u\n", *(const u32 *)f);
 	case TB_KNOB_STATUS:
-		/* the status always comes from the table: stop at the last */
-		for (i = 0; i < ARRAY_SIZE(tb_status_names) - 1; i++)
-			if (tb_status_names[i].status == *(const blk_status_t *)f)
-				break;
-		return sysfs_emit(buf, "%s\n", tb_status_names[i].name);
+		status = *(const blk_status_t *)f;
+		for (i = 0; i < ARRAY_SIZE(tb_status_names); i++)
+			if (tb_status_names[i].status == status)
+				return sysfs_emit(buf, "%s\n",
+						  tb_status_names[i].name);
+		/* only the table's statuses are stored */
+		return sysfs_emit(buf, "%u\n", (__force unsigned int)status);
 	case TB_KNOB_LAT:
 		return tb_lat_show(f, buf);
 	default:
@@ -592,6 +604,7 @@ static int tb_knob_parse(const struct tb_knob *k, const char *buf,
 			 union tb_knob_val *v, size_t *size)
 {
 	char tmp[32];
+	u64 ppm;
 	int i;
 
 	*size = sizeof(v->u64);
@@ -605,10 +618,9 @@ static int tb_knob_parse(const struct tb_knob *k, const char *buf,
 		       -EINVAL : 0;
 	case TB_KNOB_RATE:
 		*size = sizeof(v->u32);
-		if (tb_token(buf, tmp, sizeof(tmp)) ||
-		    tb_parse_rate(tmp, &v->u64))
+		if (tb_token(buf, tmp, sizeof(tmp)) || tb_parse_rate(tmp, &ppm))
 			return -EINVAL;
-		v->u32 = v->u64;
+		v->u32 = ppm;
 		return 0;
 	case TB_KNOB_LAT:
 		*size = sizeof(v->lat);

@@ -68,7 +68,8 @@ static int parse_dist(const char *s, struct dist *d)
 	if (!colon) { /* a bare duration means fixed */
 		if (ts_parse_duration_us(buf, &a))
 			return -1;
-		d->kind = DIST_FIXED;
+		/* a delay of 0 is off, whatever its unit, as on tierblk */
+		d->kind = a > 0 ? DIST_FIXED : DIST_OFF;
 		d->a = a;
 		return 0;
 	}
@@ -81,7 +82,7 @@ static int parse_dist(const char *s, struct dist *d)
 	if (p2 && ts_parse_duration_us(p2, &b))
 		return -1;
 	if (!strcmp(buf, "fixed") && !p2) {
-		d->kind = DIST_FIXED;
+		d->kind = a > 0 ? DIST_FIXED : DIST_OFF;
 	} else if (!strcmp(buf, "uniform") && p2) {
 		if (b < a)
 			return -1;
@@ -89,6 +90,8 @@ static int parse_dist(const char *s, struct dist *d)
 	} else if (!strcmp(buf, "normal") && p2) {
 		d->kind = DIST_NORMAL;
 	} else if (!strcmp(buf, "lognormal") && p2) {
+		if (a == 0 && b > 0) /* no spread around a mean of 0 */
+			return -1;
 		d->kind = DIST_LOGNORMAL;
 		if (a > 0) {
 			double s2 = log(1.0 + (b * b) / (a * a));
@@ -313,7 +316,7 @@ static void print_common_stats(struct inject *in, struct ts_outbuf *out)
 		[OPC_FLUSH] = "flushes", [OPC_TRIM] = "discards",
 	};
 	static const enum opc order[OPC_N] = { OPC_READ, OPC_WRITE, OPC_TRIM, OPC_FLUSH };
-	uint64_t delays = 0, delay_us = 0;
+	uint64_t delays = 0, delay_ns = 0;
 
 	for (int i = 0; i < OPC_N; i++)
 		ts_outbuf_printf(out, "%s %llu\n", plural[order[i]],
@@ -326,10 +329,10 @@ static void print_common_stats(struct inject *in, struct ts_outbuf *out)
 		ts_outbuf_printf(out, "%s_errors %llu\n", opc_name(order[i]),
 			      (unsigned long long)atomic_load(&in->st[order[i]].err_injected));
 		delays += atomic_load(&in->st[i].delays);
-		delay_us += atomic_load(&in->st[i].delay_us);
+		delay_ns += atomic_load(&in->st[i].delay_ns);
 	}
 	ts_outbuf_printf(out, "delayed_ops %llu\ndelay_total_us %llu\n",
-		      (unsigned long long)delays, (unsigned long long)delay_us);
+		      (unsigned long long)delays, (unsigned long long)(delay_ns / 1000));
 }
 
 static void print_stats(struct inject *in, struct ts_outbuf *out)
@@ -363,7 +366,7 @@ static void print_stats(struct inject *in, struct ts_outbuf *out)
 			      (unsigned long long)atomic_load(&s->err_injected),
 			      (unsigned long long)atomic_load(&s->err_other),
 			      (unsigned long long)atomic_load(&s->delays),
-			      (unsigned long long)atomic_load(&s->delay_us),
+			      (unsigned long long)(atomic_load(&s->delay_ns) / 1000),
 			      (unsigned long long)p50, (unsigned long long)p99);
 		ts_outbuf_printf(out, "hist=%s", opc_name(i));
 		for (int b = 0; b < INJECT_HIST_N; b++) {
@@ -392,7 +395,7 @@ static void reset_stats(struct inject *in)
 		atomic_store(&s->err_injected, 0);
 		atomic_store(&s->err_other, 0);
 		atomic_store(&s->delays, 0);
-		atomic_store(&s->delay_us, 0);
+		atomic_store(&s->delay_ns, 0);
 		for (int b = 0; b < INJECT_HIST_N; b++)
 			atomic_store(&s->hist[b], 0);
 	}

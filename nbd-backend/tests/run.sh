@@ -284,6 +284,8 @@ ctlcheck "stats reset" ""
 ctlcheck "latency read 250" "latency read fixed:250us"
 ctlcheck "latency rw 1ms" "latency write fixed:1ms"
 ctlcheck "latency read 1.5ms" "latency read fixed:1500us"
+ctlcheck "latency read 0us" "latency read off"
+ctlcheck "latency read fixed:0" "latency read off"
 ctlcheck "latency write uniform:10,20" "latency write uniform:10us,20us"
 ctlcheck "latency flush normal:1ms,100us" "latency flush normal:1ms,100us"
 ctlcheck "latency trim lognormal:300,50" "latency discard lognormal:300us,50us"
@@ -299,6 +301,8 @@ ctlcheck "error add trim 8s" "ops=discard range=4096\+1 count=inf errno=EIO"
 ctlcheck "error add read 4096-8191" "ops=read range=4096\+4096 count=inf"
 ctlcheck "error add read 12p-13p" "ops=read range=49152\+8192 count=inf"
 ctlcheck "error add read 1s-1s" "ops=read range=512\+512 count=inf"
+ctlcheck "error add read 4096b-8191b" "ops=read range=4096\+4096 count=inf"
+ctlcheck "error add read 1KiB+1k" "ops=read range=1024\+1024 count=inf"
 ctlcheck "error list" "id="
 ctlcheck "error del all" ""
 ctlcheck "error rate write 10 errno=ENOMEM" "error rate write 10 errno=ENOMEM"
@@ -311,7 +315,7 @@ ctlcheck "disconnect after 1000" "disconnect after 1000"
 ctlcheck "disconnect after off" "disconnect after off"
 ctlcheck "disconnect now" "disconnected=0"
 ctlcheck "show" "seed 1234"
-for bad in "bogus" "latency read weird:1" "error add read" "error del 999" "error rate read 2000000" "error rate read 101%" "error rate read 0.00001%" "error add read 8-4" "error add read 4-" "seed x" "verbose maybe" "disconnect now 999" "bandwidth -1"; do
+for bad in "bogus" "latency read weird:1" "error add read" "error del 999" "error rate read 2000000" "error rate read 101%" "error rate read 0.00001%" "error add read 8-4" "error add read 4-" "latency read lognormal:0,5" "latency read 1e3us" "latency read .5ms" "latency read 0x10" "seed x" "verbose maybe" "disconnect now 999" "bandwidth -1"; do
 	if ctl m $bad >"$T/o" 2>&1; then fail "ctl '$bad' should fail"; else
 		grep -q "error:" "$T/o" && pass "ctl '$bad' fails with an error line" || fail "ctl '$bad' message"; fi
 done

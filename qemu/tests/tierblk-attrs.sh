@@ -136,7 +136,8 @@ knobs_ok() {
 	for o in read write discard flush; do
 		accept 1 "error_rate_$o" 1000=\>1000 1000000=\>1000000 0=\>0 20%=\>200000 \
 			0.5%=\>5000 0.0001%=\>1 100%=\>1000000 250ppm=\>250 || return 1
-		reject 1 "error_rate_$o" EINVAL 1000001 -1 x 0.5 "" 101% 0.00001% 1.5ppm "20 %" % || return 1
+		reject 1 "error_rate_$o" EINVAL 1000001 -1 x 0.5 "" 101% 0.00001% 1.5ppm "20 %" % \
+			1844674407370955.9999% || return 1
 		accept 1 "every_nth_$o" 3=\>3 0=\>0 || return 1
 		reject 1 "every_nth_$o" EINVAL x -1 "" "3 4" || return 1
 	done
@@ -155,7 +156,8 @@ check "badblocks: add, split by clear, list" accept 1 badblocks \
 	"+90-101 rw 2=>90-101 rw 2;102-103 read 3;105-107 read 3;150-150 write 0;200-299 rw 0" \
 	"clear=>" "+12p+1p read count=1=>96-103 read 1" "+4096b-8191b count=inf=>8-15 rw 0;96-103 read 1" \
 	"+12p-13p write=>8-15 rw 0;96-111 write 0" \
-	"+1M+4K read,write 2=>8-15 rw 0;96-111 write 0;2048-2055 rw 2" "clear=>"
+	"+1M+4K read,write 2=>8-15 rw 0;96-111 write 0;2048-2055 rw 2" "clear=>" \
+	"+1k+1KiB=>2-3 rw 0" "+1KB-1KB=>2-3 rw 0" "clear=>"
 check "badblocks: invalid values" reject 1 badblocks EINVAL 100-107 +107-100 "+1-2 both" \
 	"+1-2 read x" "+1-131072" "-1-2 read" "+1" "+a-b" "+1-2 read 3 4" "" "+-1-2" \
 	"+1+0" "+100b+1s" "+1s+100b" "+0-8190b" "+1p+1p count=0" "+1-2 discard" "+1-2 read,flush" "+1+1x"

@@ -10,12 +10,16 @@
 #  3. 100 direct 4K writes and 40 direct 4K reads on each device: on both,
 #     write_errors counts exactly the writes that failed (a share near 20%),
 #     and delayed_ops / delay_total_us count the 1 ms read delays;
-#  4. the same range string ("12p+1p", count 1) fails the next read of
-#     page 12 on both, once (read_errors +1), then the page reads again;
-#  5. "off" and "0%" turn both off.
+#  4. the same range strings fail the same pages on both: "12p-12p"
+#     count=1 the next read of page 12, once (read_errors +1), then it
+#     reads again; "4096b+4K" count=inf every read of page 1;
+#  5. "0us" and "off" read back "off" on both, an errno name (enospc)
+#     upper case on both.
+# The two tiers' old spellings (bare numbers in each one's unit) are
+# tierblk-attrs' and tiernbd's host tests' business.
 . /usr/lib/tierswap/lib.sh
 
-plan 12
+plan 15
 cleanup() {
 	nbd_tier_down
 	tierblk_unload
@@ -42,7 +46,7 @@ check_eq "write error rate reads back the same (ppm): tierblk0, tiernbd" "200000
 
 # 2. the same bad strings refused by both
 refused() {
-	local bad=
+	local bad= v
 	for v in 101% 0.00001% 1.5ppm x; do
 		[ "$(tierblk_try 0 error_rate_write "$v")" = EINVAL ] || bad="$bad tierblk0:$v"
 		nbd_ctl error rate write "$v" >/dev/null 2>&1 && bad="$bad tiernbd:$v"
@@ -96,22 +100,33 @@ for d in "$TB" "$NBD_DEV"; do
 		[ "$4" -ge 40 -a "$5" -ge 40000 ]
 done
 
-# 4. one range string, one failed read on each
+# 4. range strings, the same pages failing on each
 tierblk_set 0 error_rate_write 0% && nbd_ctl error rate write 0% >/dev/null
 r0=$(tierblk_stat 0 read_errors) s0=$(nbd_counter read_errors)
-echo "+12p+1p read count=1" > "$(tierblk_dir 0)/badblocks" &&
-	nbd_ctl error add read 12p+1p count=1 >/dev/null
-check_eq "'12p+1p' read count=1 accepted by both" 0 "$?"
+echo "+12p-12p read count=1" > "$(tierblk_dir 0)/badblocks" &&
+	nbd_ctl error add read 12p-12p count=1 >/dev/null &&
+	echo "+4096b+4K read count=inf" > "$(tierblk_dir 0)/badblocks" &&
+	nbd_ctl error add read 4096b+4K count=inf >/dev/null
+check_eq "'12p-12p' count=1 and '4096b+4K' count=inf accepted by both" 0 "$?"
 rd() { # rd DEV PAGE: ok or fail
 	dd if="$1" of=/dev/null bs=4096 count=1 skip="$2" iflag=direct 2>/dev/null && echo ok || echo fail
 }
 check_eq "page 12 fails once on both, then reads; its neighbours read" \
 	"ok fail ok ok ok fail ok ok" \
 	"$(rd $TB 11) $(rd $TB 12) $(rd $TB 12) $(rd $TB 13) $(rd $NBD_DEV 11) $(rd $NBD_DEV 12) $(rd $NBD_DEV 12) $(rd $NBD_DEV 13)"
-check_eq "read_errors +1 on both" "1 1" \
+check_eq "page 1 fails every read on both, page 2 reads" "fail fail ok fail fail ok" \
+	"$(rd $TB 1) $(rd $TB 1) $(rd $TB 2) $(rd $NBD_DEV 1) $(rd $NBD_DEV 1) $(rd $NBD_DEV 2)"
+check_eq "read_errors +3 on both" "3 3" \
 	"$(($(tierblk_stat 0 read_errors) - r0)) $(($(nbd_counter read_errors) - s0))"
+echo clear > "$(tierblk_dir 0)/badblocks" && nbd_ctl error clear >/dev/null
 
-# 5. off
+# 5. off, and an errno name
+tierblk_set 0 read_latency 0us && nbd_ctl latency read 0us >/dev/null
+check_eq "'0us' reads back 'off' on both" "off off" \
+	"$(tierblk_get 0 read_latency) $(nbd_show latency read)"
+tierblk_set 0 error_status enospc && nbd_ctl error rate write 0% errno=enospc >/dev/null
+check_eq "errno 'enospc' reads back 'ENOSPC' on both" "ENOSPC ENOSPC" \
+	"$(tierblk_get 0 error_status) $(nbd_show error rate write | sed -n 's/.*errno=//p')"
 tierblk_set 0 read_latency off && nbd_ctl latency read off >/dev/null
 check_eq "'off' turns read latency off on both" "off off" \
 	"$(tierblk_get 0 read_latency) $(nbd_show latency read)"

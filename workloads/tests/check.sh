@@ -25,6 +25,8 @@ run() {
 	rc=$?
 }
 dump() { sed 's/^/#   /' "$T/out" "$T/err" | head -n 80; }
+# with_out CMD...: CMD, and on failure the last run's output (check shows it)
+with_out() { "$@" || { cat "$T/out" "$T/err"; return 1; }; }
 
 # ---- C unit tests, renumbered into this stream (their own plan dropped)
 "$UNIT" >"$T/unit" 2>&1
@@ -32,7 +34,7 @@ urc=$?
 while IFS= read -r line; do
 	case $line in
 	"ok "[0-9]*" - "*) rest=${line#ok }; pass "${rest#* - }" ;;
-	"not pass "[0-9]*" - "*) rest=${line#not ok }; fail "${rest#* - }" ;;
+	"not ok "[0-9]*" - "*) rest=${line#not ok }; fail "${rest#* - }" ;;
 	"1.."[0-9]* | "KTAP version "*) ;;
 	*) echo "$line" ;;
 	esac
@@ -149,7 +151,7 @@ check "--stop-after-pageout: process stops, resumes on SIGCONT, passes" \
 # (smaps_rollup's Locked: resident pages of locked mappings, shared ones
 # in proportion). Locking more than RLIMIT_MEMLOCK needs root.
 if [ "$(id -u)" != 0 ] && [ "$(ulimit -l)" != unlimited ]; then
-	pass "--lock-self # SKIP needs root (or ulimit -l unlimited)"
+	skip "--lock-self" "needs root (or ulimit -l unlimited)"
 else
 	"$SS" --size 8M --pageout none --threads 2 --lock-self --stop-after-pageout >"$T/out" 2>"$T/err" &
 	pid=$!
@@ -246,7 +248,7 @@ if command -v fio >/dev/null; then
 	check "verify-4k-psync writes and verifies, then catches a corrupted block" \
 		sh -c '[ $0 -eq 0 ] && grep -q "verify failed at file .* offset 12288" "$1"' $rc "$T/out"
 else
-	pass "fio job files # SKIP fio not installed"
+	skip "fio job files" "fio not installed"
 fi
 
 # ss-locate: pages of a dumped swapstress region are found at their slot.
@@ -279,19 +281,19 @@ if [ -r /proc/self/map_files ] && ls /proc/self/map_files/ >/dev/null 2>&1; then
 	for op in fault read; do
 		run "$LR" --size 64K --b-op $op --b-delay-ms 5
 		check "large-entry-race --b-op $op: both threads and every page verify; 16 pages in the file" \
-			sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
-				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out" || dump
+			with_out sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out"
 	done
 	run "$LR" --size 64K --a-page 3 --b-delay-ms 5
 	check "large-entry-race --a-page 3: A on page 3, every page verifies; 16 pages in the file" \
-		sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
-			grep -qx file_pages=16 "$1"' $rc "$T/out" || dump
+		with_out sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+			grep -qx file_pages=16 "$1"' $rc "$T/out"
 	run "$LR" --size 64K --b-op truncate --b-page 5 --b-delay-ms 5
 	check "large-entry-race --b-op truncate: pages past the new size SIGBUS, 5 left in the file" \
-		sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
-			grep -qx pages_past_eof=11 "$1" && grep -qx file_pages=5 "$1"' $rc "$T/out" || dump
+		with_out sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
+			grep -qx pages_past_eof=11 "$1" && grep -qx file_pages=5 "$1"' $rc "$T/out"
 else
-	pass "large-entry-race end to end # SKIP /proc/self/map_files needs CAP_SYS_ADMIN"
+	skip "large-entry-race end to end" "/proc/self/map_files needs CAP_SYS_ADMIN"
 fi
 
 # ---- swapin-floor: the floor a swap-in is compared with (issue 19)
@@ -303,10 +305,10 @@ for args in "--size 3M" "--size 0" "--rounds 0" "--rounds x" "--bogus" "extra"; 
 done
 run "$SF" --size 2M --rounds 3
 check "swapin-floor: copies and a minor fault measured, a 2M copy slower than a 4K one, one fault per page or fewer" \
-	awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
 		exit !(rc == 0 && v["rounds"] == 3 && v["copy_4k_ns"] > 0 && v["copy_64k_ns"] > 0 &&
 			v["copy_2m_ns"] > v["copy_4k_ns"] && v["minor_fault_ns"] > 0 &&
-			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out" || dump
+			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out"
 
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
 check "ss-locate --all without a device, or with a bad MAXSLOTS: exit 2" \

@@ -24,8 +24,14 @@ int ts_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Finite non-negative double (strtod syntax, nothing after it). */
 int ts_parse_double(const char *s, double *out);
 
-/* Duration in (fractional) microseconds: a number with no unit or us, ns,
- * ms, s; a whole number of ns, at most ten minutes. */
+/* A duration as tierblk takes it (the shared fault vocabulary,
+ * docs/conventions.md): decimal digits, an optional fraction of at most
+ * nine digits, a unit ns, us, ms or s, or none for bare_ns each; it must
+ * come to a whole number of ns, at most max_ns. */
+int ts_parse_duration_ns(const char *s, uint64_t bare_ns, uint64_t max_ns, uint64_t *out);
+
+/* The same in (fractional) microseconds, bare numbers in us, at most ten
+ * minutes. */
 int ts_parse_duration_us(const char *s, double *out);
 
 /* A rate: "N%" (fraction allowed, to whole ppm), "Nppm" or a bare N

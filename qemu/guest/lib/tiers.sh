@@ -12,17 +12,18 @@
 #   tier_swap_type NAME           its swap type (pagemap's swap_type field)
 #   tier_latency NAME OPS DELAY   delay of each read|write|rw: a duration or
 #                                 distribution (50us, 1ms, uniform:20us,80us,
-#                                 off; a bare number is us)
+#                                 off; a number without a unit is us)
 #   tier_error_rate NAME OPS RATE fail that share of read|write|rw operations
 #                                 (20%, 250ppm; a bare number is ppm)
 #   tier_fail_slot NAME SLOT      the next read touching swap slot SLOT fails (once)
 #   tier_faults_off NAME          undo what the three verbs above set
 #   tier_stat NAME KEY            reads|writes|read_errors|write_errors (take deltas)
+#   tier_used_kb NAME             KiB of swap in use on it
 #
 # tierblk and tiernbd speak one fault vocabulary (docs/conventions.md,
 # "Faults and latencies"): the verbs pass DELAY and RATE to both as they
-# are, and read the counters by the names both use.
-#   tier_used_kb NAME             KiB of swap in use on it
+# are (but for "us" after a number without a unit, where the two tiers'
+# old units differ), and read the counters by the names both use.
 #
 # SPEC is KIND:SIZE[:prio=P][:sync=0|1] for a swap device, KIND one of
 # tierblkN (N 0..7: /dev/tierblkN), nbd ($NBD_DEV, served by tiernbd) or
@@ -338,7 +339,8 @@ tier_latency() {
 	_tier_get "$1" || return 1
 	ops=$(_tier_ops "$2") || return 2
 	[ -n "$d" ] || { _tiers_err "latency: a duration or distribution"; return 2; }
-	_tiers_num "$d" && d=${d}us
+	# every number without a unit is us (tierblk would read ns)
+	d=$(echo "$d" | sed -E -e ':a' -e 's/(^|[:,])([0-9.]+)(,|$)/\1\2us\3/' -e 'ta')
 	case "$1" in
 	tierblk*)
 		for op in $ops; do
