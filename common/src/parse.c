@@ -29,6 +29,32 @@ static int digits(const char *s, uint64_t *v, const char **end)
 	return 0;
 }
 
+/* "N" or "N.F" (F at most max_digits digits): N in *ip, F as *fp / *div;
+ * *end after it. The shared vocabulary's numbers: no sign, exponent or
+ * leading '.'. */
+static int decimal(const char *s, unsigned max_digits, uint64_t *ip, uint64_t *fp,
+		   uint64_t *div, const char **end)
+{
+	const char *p;
+
+	if (digits(s, ip, &p))
+		return -1;
+	*fp = 0;
+	*div = 1;
+	if (*p == '.') {
+		if (!(p[1] >= '0' && p[1] <= '9'))
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (!max_digits--)
+				return -1;
+			*fp = *fp * 10 + (uint64_t)(*p - '0');
+			*div *= 10;
+		}
+	}
+	*end = p;
+	return 0;
+}
+
 int ts_parse_size(const char *s, unsigned flags, uint64_t *out)
 {
 	const char *p;
@@ -101,20 +127,11 @@ int ts_parse_duration_ns(const char *s, uint64_t bare_ns, uint64_t max_ns, uint6
 		uint64_t ns;
 	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
 	const char *p;
-	uint64_t ip, fp = 0, div = 1, unit = 0, v;
+	uint64_t ip, fp, div, unit = 0, v;
 
-	if (digits(s, &ip, &p))
+	/* nine digits at most: finer than 1 ns in any unit */
+	if (decimal(s, 9, &ip, &fp, &div, &p))
 		return -1;
-	if (*p == '.') {
-		if (!(p[1] >= '0' && p[1] <= '9'))
-			return -1;
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (div == 1000000000)
-				return -1; /* finer than 1 ns in any unit */
-			fp = fp * 10 + (uint64_t)(*p - '0');
-			div *= 10;
-		}
-	}
 	if (!*p)
 		unit = bare_ns;
 	for (size_t i = 0; !unit && i < sizeof units / sizeof units[0]; i++)
@@ -147,28 +164,16 @@ int ts_parse_duration_us(const char *s, double *out)
 int ts_parse_rate_ppm(const char *s, uint32_t *out)
 {
 	const char *p;
-	uint64_t ip, v, frac = 0, scale = 10000;
+	uint64_t ip, fp, div, v;
 
-	if (digits(s, &ip, &p))
+	/* a fraction of a percent, down to whole ppm (4 digits) */
+	if (decimal(s, 4, &ip, &fp, &div, &p))
 		return -1;
-	if (*p == '.') {
-		/* a fraction of a percent, down to whole ppm (4 digits) */
-		if (!(p[1] >= '0' && p[1] <= '9'))
-			return -1;
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (scale == 1)
-				return -1;
-			scale /= 10;
-			frac += (uint64_t)(*p - '0') * scale;
-		}
-		if (strcmp(p, "%"))
-			return -1;
-	}
 	if (!strcmp(p, "%")) {
 		if (ip > 100)
 			return -1;
-		v = ip * 10000 + frac;
-	} else if (!*p || !strcmp(p, "ppm")) {
+		v = ip * 10000 + fp * 10000 / div;
+	} else if ((!*p || !strcmp(p, "ppm")) && div == 1) {
 		v = ip;
 	} else {
 		return -1;
