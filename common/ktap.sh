@@ -40,32 +40,31 @@ plan() {
 	echo "1..$1"
 }
 
-pass() {
+# _tap_result ok|not ok TEXT: one numbered result line
+_tap_result() {
 	_tap_header
 	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1"
+	echo "$1 $_tap_n - $2"
+}
+
+pass() {
+	_tap_result ok "$1"
 }
 
 fail() {
-	_tap_header
-	_tap_n=$((_tap_n + 1))
 	_tap_failed=$((_tap_failed + 1))
-	echo "not ok $_tap_n - $1"
+	_tap_result "not ok" "$1"
 	shift
 	[ $# -gt 0 ] && diag "$@"
 	return 0
 }
 
 skip() {
-	_tap_header
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # SKIP${2:+ $2}"
+	_tap_result ok "$1 # SKIP${2:+ $2}"
 }
 
 xfail() {
-	_tap_header
-	_tap_n=$((_tap_n + 1))
-	echo "ok $_tap_n - $1 # XFAIL${2:+ $2}"
+	_tap_result ok "$1 # XFAIL${2:+ $2}"
 }
 
 # diag LINE...: each argument, and each line in it, as a comment; without
