@@ -47,7 +47,8 @@ help:
 	@echo "                     LAVA_SPLIT=K: each shared boot as K jobs (LAVA_TIMES=a times.tsv balances them)"
 	@echo "make lava-run T=...  make test T=... run by LAVA's own dispatcher (lava-run), judged the same way"
 	@echo "make deps            install missing Debian packages"
-	@echo "variables: TREE=base|patched FLAVOUR=debug|release|debug-nothp ACCEL=tcg|kvm KSELFTEST_LONG=1 KSELFTEST_SWAP=zram|tierblk"
+	@echo "knobs (every one: docs/architecture.md, \"Knobs\"); guest ones go in GUEST_ENV=\"NAME=VALUE ...\":"
+	@$(TOP)/qemu/knobs.sh help
 
 deps:
 	@missing=; for d in $(DEPS); do p=$${d%%:*}; c=$${d#*:}; \

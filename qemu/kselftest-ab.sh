@@ -60,9 +60,9 @@ function parse(line, tree,    t, v, d, dir, k) {
 	v = (line ~ /^not ok/) ? "fail" : "pass"
 	d = line; sub(/^(not )?ok [0-9]+ - /, "", d)
 	dir = ""
-	if (match(d, / # (SKIP|TODO)/)) { dir = substr(d, RSTART + 3); d = substr(d, 1, RSTART - 1) }
+	if (match(d, / # (SKIP|TODO|XFAIL)/)) { dir = substr(d, RSTART + 3); d = substr(d, 1, RSTART - 1) }
 	if (dir ~ /^SKIP/) { v = "skip"; sub(/^SKIP */, "", dir); why[tree, t "\t" d] = dir }
-	else if (dir ~ /^TODO known failure/) v = "xfail"
+	else if (dir ~ /^(TODO|XFAIL) known failure/) v = "xfail"
 	k = t "\t" d
 	if (!(k in seen)) { seen[k] = 1; order[++nk] = k }
 	res[tree, k] = v

@@ -2,7 +2,7 @@
 # make lava-jobs: write the LAVA jobs (qemu/lava-jobs.sh) into OUTDIR and
 # hold each to LAVA's own schema (qemu/lava-validate.py, lava-common), then
 # show that the validator refuses broken jobs, so a pass means something.
-# TAP on stdout; exit 1 on any failure. lava-check.sh OUTDIR
+# KTAP on stdout; exit 1 on any failure. lava-check.sh OUTDIR
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,6 +10,7 @@ out=${1:?usage: lava-check.sh OUTDIR}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+echo "KTAP version 1"
 "$top/qemu/lava-jobs.sh" "$out" >&2 || { echo "Bail out! lava-jobs.sh failed"; exit 1; }
 jobs=("$out"/*.yaml)
 "$top/qemu/lava-validate.py" "${jobs[@]}" > "$tmp/valid"

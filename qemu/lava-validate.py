@@ -32,6 +32,7 @@ def main(paths):
     if not paths:
         print("usage: lava-validate.py JOB.yaml...", file=sys.stderr)
         return 2
+    print("KTAP version 1")
     print(f"1..{len(paths)}")
     bad = 0
     for i, path in enumerate(paths, 1):

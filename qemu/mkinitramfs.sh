@@ -77,7 +77,7 @@ cp "$top/qemu/kselftest-xfail" "$root/usr/lib/tierswap/kselftest-xfail"
 
 cp "$top/qemu/guest/init" "$root/init"
 cp "$top/qemu/guest/lib.sh" "$root/usr/lib/tierswap/"
-cp "$top"/qemu/guest/lib/*.sh "$root/usr/lib/tierswap/lib/"
+cp "$top"/qemu/guest/lib/*.sh "$top/common/ktap.sh" "$root/usr/lib/tierswap/lib/"
 cp "$top/qemu/guest/demo.sh" "$root/usr/lib/tierswap/" 2>/dev/null || true
 for t in "$top"/qemu/tests/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/tests/"; done
 for t in "$top"/qemu/bench/*.sh; do

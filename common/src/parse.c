@@ -1,7 +1,9 @@
 #include "ts/parse.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,32 @@ static int digits(const char *s, uint64_t *v, const char **end)
 	if (p == s)
 		return -1;
 	*v = x;
+	*end = p;
+	return 0;
+}
+
+/* "N" or "N.F" (F at most max_digits digits): N in *ip, F as *fp / *div;
+ * *end after it. The shared vocabulary's numbers: no sign, exponent or
+ * leading '.'. */
+static int decimal(const char *s, unsigned max_digits, uint64_t *ip, uint64_t *fp,
+		   uint64_t *div, const char **end)
+{
+	const char *p;
+
+	if (digits(s, ip, &p))
+		return -1;
+	*fp = 0;
+	*div = 1;
+	if (*p == '.') {
+		if (!(p[1] >= '0' && p[1] <= '9'))
+			return -1;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			if (!max_digits--)
+				return -1;
+			*fp = *fp * 10 + (uint64_t)(*p - '0');
+			*div *= 10;
+		}
+	}
 	*end = p;
 	return 0;
 }
@@ -92,30 +120,79 @@ int ts_parse_double(const char *s, double *out)
 	return 0;
 }
 
-int ts_parse_duration_us(const char *s, double *out)
+int ts_parse_duration_ns(const char *s, uint64_t bare_ns, uint64_t max_ns, uint64_t *out)
 {
-	char *end;
-	double v, mul;
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 } };
+	const char *p;
+	uint64_t ip, fp, div, unit = 0, v;
 
-	if (!s || !((*s >= '0' && *s <= '9') || *s == '.'))
+	/* nine digits at most: finer than 1 ns in any unit */
+	if (decimal(s, 9, &ip, &fp, &div, &p))
 		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
+	if (!*p)
+		unit = bare_ns;
+	for (size_t i = 0; !unit && i < sizeof units / sizeof units[0]; i++)
+		if (!strcmp(p, units[i].name))
+			unit = units[i].ns;
+	/* fp < 10^9 and unit <= 10^9: fp * unit fits */
+	if (!unit || (fp * unit) % div || ip > UINT64_MAX / unit)
 		return -1;
-	if (!strcmp(end, "") || !strcmp(end, "us"))
-		mul = 1;
-	else if (!strcmp(end, "ms"))
-		mul = 1e3;
-	else if (!strcmp(end, "s"))
-		mul = 1e6;
-	else if (!strcmp(end, "ns"))
-		mul = 1e-3;
-	else
+	v = ip * unit;
+	if (v > UINT64_MAX - fp * unit / div)
 		return -1;
-	v *= mul;
-	if (v > 600e6) /* ten minutes is plenty */
+	v += fp * unit / div;
+	if (v > max_ns)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int ts_parse_duration_us(const char *s, double *out)
+{
+	uint64_t ns;
+
+	/* ten minutes is plenty */
+	if (ts_parse_duration_ns(s, 1000, UINT64_C(600000000000), &ns))
+		return -1;
+	*out = (double)ns / 1000;
+	return 0;
+}
+
+int ts_parse_rate_ppm(const char *s, uint32_t *out)
+{
+	const char *p;
+	uint64_t ip, fp, div, v;
+
+	/* a fraction of a percent, down to whole ppm (4 digits) */
+	if (decimal(s, 4, &ip, &fp, &div, &p))
+		return -1;
+	if (!strcmp(p, "%")) {
+		if (ip > 100)
+			return -1;
+		v = ip * 10000 + fp * 10000 / div;
+	} else if ((!*p || !strcmp(p, "ppm")) && div == 1) {
+		v = ip;
+	} else {
+		return -1;
+	}
+	if (v > 1000000)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int ts_format_duration_ns(char *buf, size_t size, uint64_t ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = { { "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 }, { "ns", 1 } };
+
+	for (size_t i = 0; ns && i < sizeof units / sizeof units[0]; i++)
+		if (ns % units[i].ns == 0)
+			return snprintf(buf, size, "%" PRIu64 "%s", ns / units[i].ns, units[i].name);
+	return snprintf(buf, size, "0");
 }

@@ -145,11 +145,15 @@ static void test_reals(struct ts_tap *t)
 	};
 	static const struct real_case dur[] = {
 		{ "50", 50 }, { "50us", 50 }, { "1ms", 1000 }, { "2s", 2e6 }, { "500ns", 0.5 },
-		{ ".5ms", 500 }, { "0", 0 }, { "600s", 600e6 }, { "1.5e3us", 1500 },
+		{ "0.5ms", 500 }, { "0", 0 }, { "600s", 600e6 }, { "1500us", 1500 }, { "0.3us", 0.3 },
+		{ "1ns", 0.001 }, { "9881.342645ms", 9881342.645 }, { "599.999999999s", 599999999.999 },
+		{ "273080688654ns", 273080688.654 },
 	};
 	static const char *const dur_bad[] = {
 		NULL, "", "-1", "+1", " 1", "us", "1m", "1 ms", "1ms ", "1MS", "1sec", "601s",
-		"inf", "nan", "1e999", "1e-400",
+		"inf", "nan", "1e999", "1e-400", "0.1ns", "1.0001ns", "0.0000001ms",
+		"1e3us", "0x10", ".5ms", "1.", "1.ms", "1.5e-3ms", "1.0000000001s",
+		"18446744073709551616ns",
 	};
 
 	TS_TAP_OK(t, accepts(t, "double", any_double, dbl, N_(dbl)), "double: decimal and exponent forms");
@@ -158,7 +162,61 @@ static void test_reals(struct ts_tap *t)
 	TS_TAP_OK(t, accepts(t, "duration", any_duration, dur, N_(dur)),
 		  "duration: no unit = us; ns us ms s; fractions; ten minutes allowed");
 	TS_TAP_OK(t, rejects(t, "duration", any_duration, dur_bad, N_(dur_bad)),
-		  "duration: empty, sign, bad unit, junk, over ten minutes, out of range rejected");
+		  "duration: empty, sign, bad unit, junk, over ten minutes, out of range, under 1 ns rejected");
+}
+
+static int any_rate(const char *s, void *out) { return ts_parse_rate_ppm(s, out); }
+
+static void test_rate(struct ts_tap *t)
+{
+	static const struct {
+		const char *s;
+		uint32_t v;
+	} good[] = {
+		{ "0", 0 }, { "200000", 200000 }, { "20%", 200000 }, { "0.5%", 5000 }, { "0.0001%", 1 },
+		{ "100%", 1000000 }, { "100.0%", 1000000 }, { "1000000", 1000000 }, { "250ppm", 250 },
+		{ "0%", 0 }, { "12.34%", 123400 },
+	};
+	static const char *const bad[] = {
+		NULL, "", "%", "-1%", "+1", " 1", "1 ", "1x", "101%", "100.0001%", "1000001", "0.00001%",
+		"1.5", "1.5ppm", "1.%", ".5%", "20 %", "20%%", "1e3", "18446744073709551616%",
+	};
+	int ok = 1;
+
+	for (size_t i = 0; i < N_(good); i++) {
+		uint32_t v = 7;
+
+		if (ts_parse_rate_ppm(good[i].s, &v) || v != good[i].v) {
+			fprintf(t->f, "# rate '%s' -> %u\n", good[i].s, v);
+			ok = 0;
+		}
+	}
+	TS_TAP_OK(t, ok, "rate: N%% (to whole ppm), Nppm, bare ppm, up to 100%%");
+	TS_TAP_OK(t, rejects(t, "rate", any_rate, bad, N_(bad)),
+		  "rate: empty, sign, junk, over 100%%, finer than 1 ppm rejected");
+}
+
+static void test_format_duration(struct ts_tap *t)
+{
+	static const struct {
+		uint64_t ns;
+		const char *s;
+	} cases[] = {
+		{ 0, "0" }, { 1, "1ns" }, { 1500, "1500ns" }, { 50000, "50us" }, { 1000000, "1ms" },
+		{ 1500000, "1500us" }, { 2000000000, "2s" }, { UINT64_MAX, "18446744073709551615ns" },
+	};
+	int ok = 1;
+
+	for (size_t i = 0; i < N_(cases); i++) {
+		char buf[32];
+
+		ts_format_duration_ns(buf, sizeof buf, cases[i].ns);
+		if (strcmp(buf, cases[i].s)) {
+			fprintf(t->f, "# %" PRIu64 " ns -> '%s'\n", cases[i].ns, buf);
+			ok = 0;
+		}
+	}
+	TS_TAP_OK(t, ok, "format duration: the largest exact unit, 0 as 0");
 }
 
 void test_parse(struct ts_tap *t)
@@ -166,4 +224,6 @@ void test_parse(struct ts_tap *t)
 	test_size(t);
 	test_uint(t);
 	test_reals(t);
+	test_rate(t);
+	test_format_duration(t);
 }

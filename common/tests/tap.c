@@ -16,14 +16,16 @@ void test_tap(struct ts_tap *t)
 	ts_tap_init(&in, f);
 	r1 = TS_TAP_OK(&in, 1 + 1 == 2, "first %d", 1);
 	r2 = TS_TAP_OK(&in, 2 < 1, "second");
-	TS_TAP_OK(&in, 1, "third # SKIP why");
+	ts_tap_skip(&in, "third", "why");
+	ts_tap_xfail(&in, "fourth", "known");
 	rc = ts_tap_done(&in);
 	fclose(f);
-	TS_TAP_OK(t, r1 == 1 && r2 == 0 && rc == 1 && in.run == 3 && in.failed == 1,
-		  "tap: counts results and failures; a failure makes the status 1");
-	TS_TAP_OK(t, text && !strncmp(text, "ok 1 - first 1\nnot ok 2 - second\n#   failed at ", 47) &&
-		  strstr(text, "tap.c:") && strstr(text, ": 2 < 1\nok 3 - third # SKIP why\n1..3\n"),
-		  "tap: numbered lines, the failed expression as a comment, the plan last");
+	TS_TAP_OK(t, r1 == 1 && r2 == 0 && rc == 1 && in.run == 4 && in.failed == 1,
+		  "tap: counts results and failures (an XFAIL is not one); a failure makes the status 1");
+	TS_TAP_OK(t, text && !strncmp(text, "KTAP version 1\nok 1 - first 1\nnot ok 2 - second\n#   failed at ", 62) &&
+		  strstr(text, "tap.c:") &&
+		  strstr(text, ": 2 < 1\nok 3 - third # SKIP why\nok 4 - fourth # XFAIL known\n1..4\n"),
+		  "tap: the KTAP header, numbered lines, the failed expression as a comment, SKIP, XFAIL, the plan last");
 	free(text);
 
 	text = NULL;
@@ -32,6 +34,7 @@ void test_tap(struct ts_tap *t)
 	TS_TAP_OK(&in, 1, "only");
 	rc = ts_tap_done(&in);
 	fclose(f);
-	TS_TAP_OK(t, rc == 0 && text && !strcmp(text, "ok 1 - only\n1..1\n"), "tap: all passed gives status 0");
+	TS_TAP_OK(t, rc == 0 && text && !strcmp(text, "KTAP version 1\nok 1 - only\n1..1\n"),
+		  "tap: all passed gives status 0");
 	free(text);
 }

@@ -45,7 +45,7 @@ enum tierblk_dist {
 	TB_DIST_FIXED,		/* p1 = ns */
 	TB_DIST_UNIFORM,	/* p1 = min ns, p2 = max ns */
 	TB_DIST_NORMAL,		/* p1 = mean ns, p2 = standard deviation ns */
-	TB_DIST_LOGNORMAL,	/* p1 = median ns, p2 = sigma in 1/1000 */
+	TB_DIST_LOGNORMAL,	/* p1 = mean ns, p2 = standard deviation ns */
 };
 
 /* Longest delay one operation can be given (10 s). */
@@ -70,6 +70,9 @@ struct tierblk_lat {
 	u32 dist;
 	u64 p1;
 	u64 p2;
+	/* lognormal: median * e^(sigma * Z), derived from p1 and p2 */
+	u64 median;
+	u32 sigma_q24;
 };
 
 /*
@@ -164,6 +167,8 @@ int tierblk_bad_update(struct tierblk_dev *dev, bool add, sector_t start,
 		       sector_t end, u32 ops, u32 count);
 void tierblk_bad_clear(struct tierblk_dev *dev);
 ssize_t tierblk_bad_show(struct tierblk_dev *dev, char *buf);
+int tierblk_lognormal_from_moments(u64 mean, u64 sd, u64 *median,
+				   u32 *sigma_q24);
 u64 tierblk_sample_lat(const struct tierblk_lat *lat, u64 seed,
 		       enum tierblk_op op, u64 n);
 

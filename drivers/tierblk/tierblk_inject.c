@@ -114,10 +114,70 @@ u64 tierblk_sample_lat(const struct tierblk_lat *lat, u64 seed,
 		return clamp_t(s64, d, 0, TB_MAX_DELAY_NS);
 	case TB_DIST_LOGNORMAL:
 		z = tb_std_normal_q16(seed, op, n);
-		return tb_scale_exp(lat->p1, div_s64((s64)lat->p2 * z, 1000));
+		return tb_scale_exp(lat->median,
+				    div_s64((s64)lat->sigma_q24 * z, 1 << 24));
 	default:
 		return lat->p1;
 	}
+}
+
+/*
+ * log2(y / 2^32) in Q32 for y >= 2^32: the inverse of tb_exp2_q30, by
+ * the same linear interpolation between its points.
+ */
+static u64 tb_log2_q32(u64 y)
+{
+	int k = fls64(y) - 1 - 32;
+	u32 m = y >> (k + 2);		/* Q30, in [1, 2) */
+	int lo = 0, hi = 64;
+
+	while (hi - lo > 1) {
+		int mid = (lo + hi) / 2;
+
+		if (tb_exp2_q30[mid] <= m)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return ((u64)k << 32) + ((u64)lo << 26) +
+	       div_u64((u64)(m - tb_exp2_q30[lo]) << 26,
+		       tb_exp2_q30[lo + 1] - tb_exp2_q30[lo]);
+}
+
+/* ln(2) in Q32 */
+#define TB_LN2_Q32		2977044472ULL
+
+/*
+ * The lognormal distribution whose delay has mean @mean and standard
+ * deviation @sd: with y = 1 + (sd / mean)^2, sigma^2 = ln(y) and the
+ * median is mean / sqrt(y).  Sigma in Q24, so that a spread of 0.01% of
+ * the mean is still seen.  -EINVAL when sigma would pass
+ * TB_MAX_SIGMA_MILLI, or for a spread around a mean of 0.
+ */
+int tierblk_lognormal_from_moments(u64 mean, u64 sd, u64 *median,
+				   u32 *sigma_q24)
+{
+	u64 r, y, ln, sigma;
+
+	if (!mean) {
+		if (sd)
+			return -EINVAL;
+		*median = 0;
+		*sigma_q24 = 0;
+		return 0;
+	}
+	if (div64_u64(sd, mean) >= 4096)
+		return -EINVAL;
+	r = mul_u64_u64_div_u64(sd, 1ULL << 32, mean);	/* Q32, < 2^44 */
+	y = mul_u64_u64_shr(r, r, 32) + (1ULL << 32);	/* Q32, < 2^57 */
+	ln = mul_u64_u64_shr(tb_log2_q32(y), TB_LN2_Q32, 32);	/* Q32, < 2^37 */
+	/* sqrt(ln / 2^32) * 2^24, rounded */
+	sigma = (int_sqrt64(ln << 18) + 1) >> 1;
+	if (sigma > div_u64((u64)TB_MAX_SIGMA_MILLI << 24, 1000))
+		return -EINVAL;
+	*sigma_q24 = sigma;
+	*median = tb_scale_exp(mean, -(s64)(ln >> 17));
+	return 0;
 }
 
 struct tierblk_cfg *tierblk_cfg_default(void)

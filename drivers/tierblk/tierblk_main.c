@@ -9,6 +9,8 @@
  * period, so a discard racing with I/O never frees a page under a copy.
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/delay.h>
@@ -695,8 +697,7 @@ static int __init tierblk_init(void)
 	mutex_unlock(&tierblk_idr_mutex);
 	if (ret < 0)
 		goto out_devices;
-	pr_info(TIERBLK_NAME ": %u device(s) of %llu bytes\n", nr_devices,
-		default_size);
+	pr_info("%u device(s) of %llu bytes\n", nr_devices, default_size);
 	return 0;
 
 out_devices:

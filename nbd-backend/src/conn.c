@@ -400,9 +400,8 @@ static void account(struct conn *c, const struct pending *p)
 {
 	struct inject *in = c->cfg->in;
 
-	inject_account(in, (enum opc)p->opc,
-		       p->opc == OPC_READ || p->opc == OPC_WRITE ? p->len : 0,
-		       p->err, p->injected, p->delay_us, ts_now_ns() - p->arrival);
+	inject_account(in, (enum opc)p->opc, p->opc == OPC_FLUSH ? 0 : p->len,
+		       p->err, p->injected, p->delay_ns, ts_now_ns() - p->arrival);
 }
 
 static void simple_header(uint8_t *h, uint32_t err, uint64_t cookie)
@@ -726,13 +725,13 @@ static int request(struct conn *c, const uint8_t *hdr)
 	p.err = v.err;
 	p.injected = v.err != 0;
 	p.deadline = v.deadline_ns;
-	p.delay_us = v.delay_us;
+	p.delay_ns = v.delay_ns;
 	if (atomic_load(&in->verbose))
 		log_line("conn %u req %llu %s off=%llu len=%u flags=%#x err=%s delay_us=%llu",
 			 c->id, (unsigned long long)c->nreq, cmd_name(type),
 			 (unsigned long long)p.off, p.len, flags,
 			 p.err ? nbd_errno_name(p.err) : "0",
-			 (unsigned long long)p.delay_us);
+			 (unsigned long long)(p.delay_ns / 1000));
 
 	if (!p.err) {
 		int e = 0;

@@ -37,7 +37,7 @@ struct conn_cfg {
 };
 
 struct pending {
-	uint64_t cookie, off, arrival, deadline, delay_us;
+	uint64_t cookie, off, arrival, deadline, delay_ns;
 	uint32_t len, err;
 	uint8_t opc;
 	bool injected;

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const opc_names[OPC_N] = { "read", "write", "flush", "trim" };
+/* OPC_TRIM is NBD's TRIM and WRITE_ZEROES: "discard" in the vocabulary the
+ * tiers share (docs/conventions.md) */
+static const char *const opc_names[OPC_N] = { "read", "write", "flush", "discard" };
 
 const char *opc_name(enum opc op)
 {
@@ -91,7 +93,7 @@ void inject_decide(struct inject *in, enum opc op, uint64_t off, uint64_t len,
 	v->err = 0;
 	v->disconnect = false;
 	v->deadline_ns = 0;
-	v->delay_us = 0;
+	v->delay_ns = 0;
 	if (!atomic_load_explicit(&in->armed, memory_order_relaxed))
 		return;
 
@@ -142,14 +144,16 @@ void inject_decide(struct inject *in, enum opc op, uint64_t off, uint64_t len,
 	}
 	pthread_mutex_unlock(&in->lock);
 
-	v->delay_us = (uint64_t)d;
-	t += (uint64_t)(d * 1000.0);
-	if (t > now)
+	t += (uint64_t)llround(d * 1000.0);
+	if (t > now) {
+		/* counted as tierblk counts it: the sample and the link's wait */
+		v->delay_ns = t - now;
 		v->deadline_ns = t;
+	}
 }
 
 void inject_account(struct inject *in, enum opc op, uint64_t bytes,
-		    uint32_t err, bool injected, uint64_t delay_us,
+		    uint32_t err, bool injected, uint64_t delay_ns,
 		    uint64_t lat_ns)
 {
 	struct op_stats *s = &in->st[op];
@@ -157,15 +161,15 @@ void inject_account(struct inject *in, enum opc op, uint64_t bytes,
 	unsigned b = 0;
 
 	atomic_fetch_add_explicit(&s->reqs, 1, memory_order_relaxed);
-	if (!err)
-		atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
-	else if (injected)
+	/* bytes of every request received, failed or not, as tierblk */
+	atomic_fetch_add_explicit(&s->bytes, bytes, memory_order_relaxed);
+	if (err && injected)
 		atomic_fetch_add_explicit(&s->err_injected, 1, memory_order_relaxed);
-	else
+	else if (err)
 		atomic_fetch_add_explicit(&s->err_other, 1, memory_order_relaxed);
-	if (delay_us) {
+	if (delay_ns) {
 		atomic_fetch_add_explicit(&s->delays, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&s->delay_us, delay_us, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->delay_ns, delay_ns, memory_order_relaxed);
 	}
 	while (b < INJECT_HIST_N - 1 && us >= (UINT64_C(1) << b))
 		b++;

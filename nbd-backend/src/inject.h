@@ -41,7 +41,7 @@ struct op_knobs {
 
 struct op_stats {
 	_Atomic uint64_t reqs, bytes, err_injected, err_other;
-	_Atomic uint64_t delays, delay_us;
+	_Atomic uint64_t delays, delay_ns;
 	_Atomic uint64_t hist[INJECT_HIST_N];
 };
 
@@ -64,7 +64,7 @@ struct verdict {
 	uint32_t err;         /* NBD error to return, 0 = none injected */
 	bool disconnect;      /* drop the connection instead of replying */
 	uint64_t deadline_ns; /* reply not before this; 0 = at once */
-	uint64_t delay_us;    /* injected delay (latency part) */
+	uint64_t delay_ns;    /* injected delay: latency and bandwidth wait */
 };
 
 int inject_init(struct inject *in, uint64_t seed);
@@ -76,7 +76,7 @@ void inject_decide(struct inject *in, enum opc op, uint64_t off, uint64_t len,
 
 /* Account one reply.  lat_ns: from request arrival to reply sent. */
 void inject_account(struct inject *in, enum opc op, uint64_t bytes,
-		    uint32_t err, bool injected, uint64_t delay_us,
+		    uint32_t err, bool injected, uint64_t delay_ns,
 		    uint64_t lat_ns);
 
 /* Run one control command (already split into words).

@@ -6,6 +6,7 @@
 #include "proto.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ static int fail(struct ts_outbuf *out, const char *fmt, const char *arg)
 	return -1;
 }
 
-/* "read", "write,flush", "all", "zero" (= trim) */
+/* "read", "write,flush", "rw" (= read,write), "all"; "trim" and "zero"
+ * are aliases of discard */
 static int parse_ops(const char *s, unsigned *mask)
 {
 	char buf[64];
@@ -30,7 +32,9 @@ static int parse_ops(const char *s, unsigned *mask)
 	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(w, "all"))
 			*mask |= (1u << OPC_N) - 1;
-		else if (!strcmp(w, "zero"))
+		else if (!strcmp(w, "rw"))
+			*mask |= 1u << OPC_READ | 1u << OPC_WRITE;
+		else if (!strcmp(w, "trim") || !strcmp(w, "zero"))
 			*mask |= 1u << OPC_TRIM;
 		else {
 			int i;
@@ -64,7 +68,8 @@ static int parse_dist(const char *s, struct dist *d)
 	if (!colon) { /* a bare duration means fixed */
 		if (ts_parse_duration_us(buf, &a))
 			return -1;
-		d->kind = DIST_FIXED;
+		/* a delay of 0 is off, whatever its unit, as on tierblk */
+		d->kind = a > 0 ? DIST_FIXED : DIST_OFF;
 		d->a = a;
 		return 0;
 	}
@@ -77,7 +82,7 @@ static int parse_dist(const char *s, struct dist *d)
 	if (p2 && ts_parse_duration_us(p2, &b))
 		return -1;
 	if (!strcmp(buf, "fixed") && !p2) {
-		d->kind = DIST_FIXED;
+		d->kind = a > 0 ? DIST_FIXED : DIST_OFF;
 	} else if (!strcmp(buf, "uniform") && p2) {
 		if (b < a)
 			return -1;
@@ -85,6 +90,8 @@ static int parse_dist(const char *s, struct dist *d)
 	} else if (!strcmp(buf, "normal") && p2) {
 		d->kind = DIST_NORMAL;
 	} else if (!strcmp(buf, "lognormal") && p2) {
+		if (a == 0 && b > 0) /* no spread around a mean of 0 */
+			return -1;
 		d->kind = DIST_LOGNORMAL;
 		if (a > 0) {
 			double s2 = log(1.0 + (b * b) / (a * a));
@@ -100,15 +107,25 @@ static int parse_dist(const char *s, struct dist *d)
 	return 0;
 }
 
+/* A distribution as tierblk shows it too: durations with their unit. */
 static void print_dist(struct ts_outbuf *out, const struct dist *d)
 {
-	switch (d->kind) {
-	case DIST_OFF: ts_outbuf_printf(out, "off"); break;
-	case DIST_FIXED: ts_outbuf_printf(out, "fixed:%g", d->a); break;
-	case DIST_UNIFORM: ts_outbuf_printf(out, "uniform:%g,%g", d->a, d->b); break;
-	case DIST_NORMAL: ts_outbuf_printf(out, "normal:%g,%g", d->a, d->b); break;
-	case DIST_LOGNORMAL: ts_outbuf_printf(out, "lognormal:%g,%g", d->a, d->b); break;
+	static const char *const names[] = {
+		[DIST_FIXED] = "fixed", [DIST_UNIFORM] = "uniform",
+		[DIST_NORMAL] = "normal", [DIST_LOGNORMAL] = "lognormal",
+	};
+	char a[32], b[32];
+
+	if (d->kind == DIST_OFF) {
+		ts_outbuf_printf(out, "off");
+		return;
 	}
+	ts_format_duration_ns(a, sizeof a, (uint64_t)llround(d->a * 1000));
+	ts_format_duration_ns(b, sizeof b, (uint64_t)llround(d->b * 1000));
+	if (d->kind == DIST_FIXED)
+		ts_outbuf_printf(out, "fixed:%s", a);
+	else
+		ts_outbuf_printf(out, "%s:%s,%s", names[d->kind], a, b);
 }
 
 /* Parse trailing key=value words: errno=, count=. */
@@ -152,6 +169,26 @@ static void print_rule(struct ts_outbuf *out, const struct err_rule *r)
 		ts_outbuf_printf(out, " count=%lld", (long long)r->count);
 	ts_outbuf_printf(out, " errno=%s hits=%llu\n", nbd_errno_name(r->err),
 		      (unsigned long long)r->hits);
+}
+
+/* The inclusive END of START-END, counted in its unit as tierblk does:
+ * "13p" is the last byte of page 13, "8191" byte 8191. */
+static int range_end(const char *s, uint64_t *last)
+{
+	const char *sfx = s;
+	char one[16];
+	uint64_t v, unit;
+
+	while (*sfx >= '0' && *sfx <= '9')
+		sfx++;
+	if (strlen(sfx) + 2 > sizeof one)
+		return -1;
+	snprintf(one, sizeof one, "1%s", sfx);
+	if (ts_parse_size(s, NBD_SIZE_FLAGS, &v) || ts_parse_size(one, NBD_SIZE_FLAGS, &unit) ||
+	    v > UINT64_MAX - unit)
+		return -1;
+	*last = v + unit - 1;
+	return 0;
 }
 
 static int cmd_error(struct inject *in, int argc, char **argv, struct ts_outbuf *out)
@@ -205,23 +242,33 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct ts_outbuf 
 		return fail(out, "no rule with id %s", argv[2]);
 	}
 	if (argc < 4)
-		return fail(out, "usage: error add OPS START[+LEN] [count=N|inf] [errno=E] | error rate OPS PPM [errno=E] | error every OPS N [errno=E]", NULL);
+		return fail(out, "usage: error add OPS START[+LEN|-END] [count=N|inf] [errno=E] | error rate OPS RATE [errno=E] | error every OPS N [errno=E]", NULL);
 	if (parse_ops(argv[2], &mask))
-		return fail(out, "bad operation list '%s' (read write flush trim zero all)", argv[2]);
+		return fail(out, "bad operation list '%s' (read write flush discard rw all)", argv[2]);
 	if (!strcmp(argv[1], "add")) {
 		struct err_rule r = { .opmask = mask, .count = -1, .err = NBD_EIO };
-		char buf[80], *plus;
-		uint64_t start, len = 1;
+		char buf[80], *sep;
+		uint64_t start, len = 1, last;
+		int bad;
 
 		if (strlen(argv[3]) >= sizeof buf)
 			return fail(out, "bad range '%s'", argv[3]);
 		strcpy(buf, argv[3]);
-		plus = strchr(buf, '+');
-		if (plus)
-			*plus++ = '\0';
-		if (ts_parse_size(buf, NBD_SIZE_FLAGS, &start) ||
-		    (plus && (ts_parse_size(plus, NBD_SIZE_FLAGS, &len) || !len)) || start + len < start)
-			return fail(out, "bad range '%s' (START[+LEN], sizes with K M G s p suffix)", argv[3]);
+		/* START+LEN, or START-END with END inclusive (as tierblk) */
+		sep = strpbrk(buf, "+-");
+		if (sep && *sep == '-') {
+			*sep++ = '\0';
+			bad = ts_parse_size(buf, NBD_SIZE_FLAGS, &start) || range_end(sep, &last) ||
+			      last < start || last == UINT64_MAX;
+			len = bad ? 0 : last - start + 1;
+		} else {
+			if (sep)
+				*sep++ = '\0';
+			bad = ts_parse_size(buf, NBD_SIZE_FLAGS, &start) ||
+			      (sep && (ts_parse_size(sep, NBD_SIZE_FLAGS, &len) || !len));
+		}
+		if (bad || start + len < start)
+			return fail(out, "bad range '%s' (START[+LEN] or START-END, sizes with K M G s p suffix)", argv[3]);
 		if (parse_kv(argc - 4, argv + 4, &r.err, &r.count, out))
 			return -1;
 		if (in->nrules == INJECT_MAX_RULES)
@@ -235,10 +282,12 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct ts_outbuf 
 	}
 	if (!strcmp(argv[1], "rate") || !strcmp(argv[1], "every")) {
 		bool rate = argv[1][0] == 'r';
-		uint32_t err = NBD_EIO;
+		uint32_t err = NBD_EIO, ppm;
 
-		if (ts_parse_uint(argv[3], 0, UINT64_MAX, &n) || (rate && n > 1000000))
-			return fail(out, rate ? "bad rate '%s' (ppm, 0..1000000)" : "bad count '%s'", argv[3]);
+		if (rate ? ts_parse_rate_ppm(argv[3], &ppm) : ts_parse_uint(argv[3], 0, UINT64_MAX, &n))
+			return fail(out, rate ? "bad rate '%s' (N%%, Nppm or ppm, at most 100%%)" : "bad count '%s'", argv[3]);
+		if (rate)
+			n = ppm;
 		if (parse_kv(argc - 4, argv + 4, &err, NULL, out))
 			return -1;
 		for (int i = 0; i < OPC_N; i++) {
@@ -258,8 +307,37 @@ static int cmd_error(struct inject *in, int argc, char **argv, struct ts_outbuf 
 	return fail(out, "unknown error subcommand '%s'", argv[1]);
 }
 
+/* The counters tierblk's sysfs stats has too, by the same names and in
+ * its "key value" form (docs/conventions.md); the details follow. */
+static void print_common_stats(struct inject *in, struct ts_outbuf *out)
+{
+	static const char *const plural[OPC_N] = {
+		[OPC_READ] = "reads", [OPC_WRITE] = "writes",
+		[OPC_FLUSH] = "flushes", [OPC_TRIM] = "discards",
+	};
+	static const enum opc order[OPC_N] = { OPC_READ, OPC_WRITE, OPC_TRIM, OPC_FLUSH };
+	uint64_t delays = 0, delay_ns = 0;
+
+	for (int i = 0; i < OPC_N; i++)
+		ts_outbuf_printf(out, "%s %llu\n", plural[order[i]],
+			      (unsigned long long)atomic_load(&in->st[order[i]].reqs));
+	for (int i = 0; i < OPC_N; i++)
+		if (order[i] != OPC_FLUSH)
+			ts_outbuf_printf(out, "%s_bytes %llu\n", opc_name(order[i]),
+				      (unsigned long long)atomic_load(&in->st[order[i]].bytes));
+	for (int i = 0; i < OPC_N; i++) {
+		ts_outbuf_printf(out, "%s_errors %llu\n", opc_name(order[i]),
+			      (unsigned long long)atomic_load(&in->st[order[i]].err_injected));
+		delays += atomic_load(&in->st[i].delays);
+		delay_ns += atomic_load(&in->st[i].delay_ns);
+	}
+	ts_outbuf_printf(out, "delayed_ops %llu\ndelay_total_us %llu\n",
+		      (unsigned long long)delays, (unsigned long long)(delay_ns / 1000));
+}
+
 static void print_stats(struct inject *in, struct ts_outbuf *out)
 {
+	print_common_stats(in, out);
 	ts_outbuf_printf(out, "conns_opened=%llu conns_closed=%llu disconnects_injected=%llu protocol_errors=%llu\n",
 		      (unsigned long long)atomic_load(&in->conns_opened),
 		      (unsigned long long)atomic_load(&in->conns_closed),
@@ -288,7 +366,7 @@ static void print_stats(struct inject *in, struct ts_outbuf *out)
 			      (unsigned long long)atomic_load(&s->err_injected),
 			      (unsigned long long)atomic_load(&s->err_other),
 			      (unsigned long long)atomic_load(&s->delays),
-			      (unsigned long long)atomic_load(&s->delay_us),
+			      (unsigned long long)(atomic_load(&s->delay_ns) / 1000),
 			      (unsigned long long)p50, (unsigned long long)p99);
 		ts_outbuf_printf(out, "hist=%s", opc_name(i));
 		for (int b = 0; b < INJECT_HIST_N; b++) {
@@ -317,7 +395,7 @@ static void reset_stats(struct inject *in)
 		atomic_store(&s->err_injected, 0);
 		atomic_store(&s->err_other, 0);
 		atomic_store(&s->delays, 0);
-		atomic_store(&s->delay_us, 0);
+		atomic_store(&s->delay_ns, 0);
 		for (int b = 0; b < INJECT_HIST_N; b++)
 			atomic_store(&s->hist[b], 0);
 	}
@@ -365,9 +443,9 @@ static int command_locked(struct inject *in, int argc, char **argv, struct ts_ou
 		struct dist d;
 
 		if (argc != 3)
-			return fail(out, "usage: latency OPS off|US|fixed:US|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD", NULL);
+			return fail(out, "usage: latency OPS off|D|fixed:D|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD", NULL);
 		if (parse_ops(argv[1], &mask))
-			return fail(out, "bad operation list '%s' (read write flush trim zero all)", argv[1]);
+			return fail(out, "bad operation list '%s' (read write flush discard rw all)", argv[1]);
 		if (parse_dist(argv[2], &d))
 			return fail(out, "bad distribution '%s'", argv[2]);
 		for (int i = 0; i < OPC_N; i++)

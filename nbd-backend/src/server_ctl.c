@@ -21,10 +21,10 @@ static void set_rcvtimeo(int fd, int secs)
 
 static const char ctl_help[] =
 	"ping | help | status | show | stats [reset] | conns\n"
-	"latency OPS off|US|fixed:US|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD\n"
+	"latency OPS off|D|fixed:D|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD\n"
 	"bandwidth BYTES_PER_SEC|off | seed N | verbose on|off\n"
-	"error add OPS START[+LEN] [count=N|inf] [errno=E] | error del ID|all | error list\n"
-	"error rate OPS PPM [errno=E] | error every OPS N [errno=E] | error clear\n"
+	"error add OPS START[+LEN|-END] [count=N|inf] [errno=E] | error del ID|all | error list\n"
+	"error rate OPS N%|Nppm [errno=E] | error every OPS N [errno=E] | error clear\n"
 	"disconnect after N|off | disconnect now [ID|all]\n";
 
 static int server_command(struct server *srv, int argc, char **argv, struct ts_outbuf *out)

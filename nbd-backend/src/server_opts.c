@@ -33,16 +33,17 @@ static void usage(FILE *f)
 "      --queue-depth N        delayed replies per connection (default 256)\n"
 "      --no-lock              skip mlockall() and PR_SET_IO_FLUSHER (not swap-safe)\n"
 "injection (same as the control commands):\n"
-"      --latency OPS=DIST     DIST: off|US|fixed:US|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD\n"
+"      --latency OPS=DIST     DIST: off|D|fixed:D|uniform:MIN,MAX|normal:MEAN,SD|lognormal:MEAN,SD\n"
 "      --bandwidth RATE       bytes/s (K M G suffix) or off\n"
 "      --seed N               seed of the latency and error generators\n"
-"      --error-add OPS=START[+LEN][,count=N][,errno=E]\n"
-"      --error-rate OPS=PPM[,errno=E]\n"
+"      --error-add OPS=START[+LEN|-END][,count=N][,errno=E]\n"
+"      --error-rate OPS=RATE[,errno=E]   RATE: N% or Nppm\n"
 "      --error-every OPS=N[,errno=E]\n"
 "      --disconnect-after N   drop the connection that sends request N+1\n"
 "  -v, --verbose              log every request\n"
 "  -h, --help    -V, --version\n"
-"OPS: read write flush trim (trim = TRIM and WRITE_ZEROES; zero is an alias) all, comma-separated\n",
+"D: a duration, ns us ms s (no unit: us). OPS: read write flush discard (= TRIM and WRITE_ZEROES;\n"
+"trim and zero are aliases) rw all, comma-separated\n",
 	      f);
 }
 

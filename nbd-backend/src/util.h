@@ -11,8 +11,9 @@
 #include "ts/rng.h"
 #include "ts/time.h"
 
-/* tiernbd's sizes also take s (512-byte sectors) and p (4096-byte pages). */
-#define NBD_SIZE_FLAGS TS_SIZE_BLOCKS
+/* tiernbd's sizes also take s (512-byte sectors), p (4096-byte pages) and
+ * a bare b (bytes), as tierblk's positions (docs/conventions.md). */
+#define NBD_SIZE_FLAGS (TS_SIZE_BLOCKS | TS_SIZE_BYTES)
 
 /* One log line on stderr: "tiernbd[sec.usec]: ...". */
 #define log_line(...) ts_log_line(STDERR_FILENO, "tiernbd", __VA_ARGS__)

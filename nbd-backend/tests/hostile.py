@@ -13,11 +13,16 @@ EXPORT_SIZE = int(sys.argv[3])
 IHAVEOPT = 0x49484156454F5054
 REP_MAGIC = 0x3E889045565A9
 failed = 0
+run = 0
 
 
 def check(cond, what):
-    global failed
-    print(("ok - " if cond else "not ok - ") + what)
+    """One KTAP result line (docs/conventions.md, "Test output")."""
+    global failed, run
+    if run == 0:
+        print("KTAP version 1")
+    run += 1
+    print(("ok %d - " if cond else "not ok %d - ") % run + what)
     if not cond:
         failed += 1
 
@@ -97,6 +102,7 @@ def readonly():
     check(reply(s)[0] == 1, "WRITE on a read-only export: EPERM")
     check(reply(s)[0] == 1, "TRIM on a read-only export: EPERM")
     check(reply(s)[0] == 0 and len(recvn(s, 512)) == 512, "READ still works")
+    print("1..%d" % run)
     sys.exit(1 if failed else 0)
 
 
@@ -204,6 +210,7 @@ def main():
     err, _ = reply(s)
     recvn(s, 512)
     check(err == 0 and closed(s), "server still serves after all of the above; DISC closes")
+    print("1..%d" % run)
     sys.exit(1 if failed else 0)
 
 

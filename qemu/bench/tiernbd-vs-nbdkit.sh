@@ -11,8 +11,8 @@ set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 O=${O:-$top/build/host/nbd-backend}
-runtime=${RUNTIME:-5}
-rounds=${ROUNDS:-3}
+runtime=${TIERNBD_BENCH_RUNTIME:-5}
+rounds=${TIERNBD_BENCH_ROUNDS:-3}
 size=256M
 work=$(mktemp -d /tmp/tiernbd-bench.XXXXXX)
 pids=()

@@ -96,14 +96,14 @@ empty() {
 		bps=$(awk '$1 == "per" { print $11 }' "$DBG")
 		E_MEM=$(awk '$1 == "per" { print $7, $9, $11 }' "$DBG")
 		# tierblk0's fixed bytes, kept for the direct estimate
-		TB0_FIXED=$(awk '$1 == "/dev/tierblk0" { print $6 }' "$DBG")
+		tb0_fixed=$(awk '$1 == "/dev/tierblk0" { print $6 }' "$DBG")
 	else
 		used=$(awk '$1 == "/dev/tierblk0" { print $4 }' /proc/swaps)
 		slots=$(awk '$1 == "/dev/tierblk0" { print $3 }' /proc/swaps)
 		used=$((used / 4)) slots=$((slots / 4))
 		# the swap cgroup map: 2048 records a page, and the page array
 		sc_pages=$(( (slots + 2047) / 2048 ))
-		fixed=${TB0_FIXED:-}
+		fixed=${tb0_fixed:-}
 		bps=-
 		# the zero page bitmap a direct device has and a tier has not
 		# (mm-patches 0020): a bit a slot, kvmalloc()ed (a power of two)

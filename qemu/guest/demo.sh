@@ -41,7 +41,7 @@ if [ -f "${TIERBLK_KO:-/lib/modules/tierswap/tierblk.ko}" ] && tierblk_load size
 		tierblk_swapoff 0
 		tierblk_set 0 synchronous 1
 	fi
-	tierblk_set 0 read_latency 100000 &&
+	tierblk_set 0 read_latency 100us &&
 		tierblk_swapon 0 && run_tier "tierblk sync +100us rd" /dev/tierblk0
 	tierblk_swapoff 0
 	tierblk_set 0 read_latency 0

@@ -11,8 +11,8 @@
 # Each subtest becomes one line "ok N - PROG: KEY" (KEY stable between pass,
 # fail and skip, so base and patched runs line up), "ok N - PROG: KEY # SKIP
 # reason" or "not ok N - PROG: KEY" with the selftest's message as a '#' line.
-# A failure listed in xfail is "not ok N - PROG: KEY # TODO known failure:
-# reason". One more line per program, "PROG: ran to completion", fails when
+# A failure listed in xfail is "ok N - PROG: KEY # XFAIL known failure:
+# reason" (KTAP's directive for a known failure, kselftest's form). One more line per program, "PROG: ran to completion", fails when
 # the program crashed, timed out, bailed out, or its exit status or its own
 # plan/totals disagree with the results it printed.
 
@@ -43,10 +43,10 @@ function emit(verdict, key, detail,    line) {
 		nskip++
 	} else if (verdict == "xfail") {
 		# the selftest's own expected failure (ksft_test_result_xfail)
-		print "ok " n " - " prog ": " key " # TODO selftest XFAIL: " detail
+		print "ok " n " - " prog ": " key " # XFAIL selftest: " detail
 		npass++
 	} else if ((prog ": " key) in known) {
-		print "not ok " n " - " prog ": " key " # TODO known failure: " known[prog ": " key]
+		print "ok " n " - " prog ": " key " # XFAIL known failure: " known[prog ": " key]
 		if (detail != "") print "# " detail
 		nfail++
 		nknown++
@@ -227,7 +227,7 @@ END {
 		print "# " why
 		failed++
 	}
-	if (nknown > 0) print "# " prog ": " nknown " known failure(s) (TODO)"
+	if (nknown > 0) print "# " prog ": " nknown " known failure(s) (XFAIL)"
 	if (dups > 0) print "# " prog ": " dups " result line(s) repeated by forked children, ignored"
 	print n, failed > state
 }

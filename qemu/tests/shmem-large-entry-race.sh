@@ -60,7 +60,7 @@ one_case() {
 		--stop-after-pageout > /tmp/ler.out 2>&1 &
 	pid=$!
 	if wait_stopped "$pid" 60; then
-		tierblk_set 0 read_latency 300000000
+		tierblk_set 0 read_latency 300ms
 		[ "$error" = 1 ] && tierblk_set 0 badblocks "+0-$((DEV_SECTORS - 1)) read 1"
 		kill -CONT "$pid"
 		# B starts 100 ms in, A's large read ends (or fails) at 300 ms: the

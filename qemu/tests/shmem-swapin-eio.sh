@@ -85,7 +85,7 @@ one_case() {
 		if [ "$rc" = 0 ] && [ "$got" = "$want" ] &&
 			echo "$out" | grep -qx 'corrupt=0' &&
 			echo "$out" | grep -qx 'eio=0' &&
-			[ "$(tierblk_stat 0 errors_one_shot)" = 1 ]; then
+			[ "$(tierblk_stat 0 one_shot_errors)" = 1 ]; then
 			pass "$what: slot $slot fails once: SIGBUS on pages $PAGE..+$(( $(echo "$want" | tr , '\n' | wc -l) - 1 )), the rest intact"
 		else
 			fail "$what: slot $slot fails once: SIGBUS on exactly $want" \

@@ -8,12 +8,12 @@
 # with memory.reclaim, then read back at the same time by three read()
 # readers (md5sum: the path without a VMA) and two mmap readers (fio's mmap
 # engine: the fault path):
-# every reader must see the original bytes. Four rounds (RACE_ROUNDS) per order, on
+# every reader must see the original bytes. Four rounds (SHMEM_SWAPIN_RACE_ROUNDS) per order, on
 # tierblk synchronous=1 (the swap-cache-bypassing path, where the races
 # between two swapins of one entry are resolved by the slot reservation).
 . /usr/lib/tierswap/lib.sh
 
-ROUNDS=${RACE_ROUNDS:-4}
+ROUNDS=${SHMEM_SWAPIN_RACE_ROUNDS:-4}
 CG=/sys/fs/cgroup/shmem-swapin-race
 MNT=/tmp/race
 

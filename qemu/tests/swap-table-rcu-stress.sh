@@ -8,7 +8,7 @@
 # only: readahead (neighbouring slots, often another process's), mincore(),
 # faults racing swap-in. On tierblk synchronous=0 (the swap cache path),
 # page-cluster 3, swapon --discard=pages (a cluster that empties is
-# discarded), for RCU_STRESS_S (60) seconds at once:
+# discarded), for SWAP_TABLE_RCU_STRESS_S (60) seconds at once:
 #  - swaprace, three threads on 8M of anon and two processes on 6M of
 #    shmem, each in its own 12M memcg, faulting the same pages while a
 #    reclaimer pushes them out: clusters fill and empty all the time;
@@ -24,7 +24,7 @@
 # the runner fails the test on any kernel splat (KASAN: a freed table read).
 . /usr/lib/tierswap/lib.sh
 
-S=${RCU_STRESS_S:-60}
+S=${SWAP_TABLE_RCU_STRESS_S:-60}
 W=/tmp/swap-table-rcu-stress
 cluster=$(cat /proc/sys/vm/page-cluster)
 CGS="rcu-anon rcu-shmem rcu-mincore rcu-mincore-shmem"

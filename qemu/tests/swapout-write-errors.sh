@@ -60,12 +60,12 @@ stopped_case() {
 	# failed write and a rate-limited alert: minutes under TCG, no new fact.)
 	sleep 1
 	after=$(memcg_kb)
-	werr=$(tierblk_stat 0 errors_write)
+	werr=$(tierblk_stat 0 write_errors)
 	if [ "$werr" -ge $((PAGES * 9 / 10)) ] && [ "$after" -ge $((PAGES * 4 * 9 / 10)) ]; then
 		pass "$what: $werr writes failed, pages stay in memory (memcg ${after} kB)"
 	else
 		fail "$what: writes failed, pages stay in memory" \
-			"errors_write=$werr memcg ${after} kB" "$(cat "$(tierblk_dir 0)/stats")"
+			"write_errors=$werr memcg ${after} kB" "$(cat "$(tierblk_dir 0)/stats")"
 	fi
 	# errors stop: the same folios are written out now
 	tierblk_set 0 error_rate_write 0
@@ -103,13 +103,13 @@ pressure_case() {
 		--memcg-name swapout-werr --passes 2 --write-pct 25 --seed 12 > /tmp/ss.out 2>&1
 	rc=$?
 	tierblk_set 0 error_rate_write 0
-	werr=$(tierblk_stat 0 errors_write)
+	werr=$(tierblk_stat 0 write_errors)
 	if [ "$rc" = 0 ] && [ "$(kv_get /tmp/ss.out corrupt)" = 0 ] &&
 		[ "$(kv_get /tmp/ss.out pages_verified)" -ge 4096 ] &&
 		[ "$(kv_get /tmp/ss.out pswpin)" -gt 0 ] && [ "$werr" -gt 0 ]; then
 		pass "$what: completes, every page verified ($werr writes failed, pswpin $(kv_get /tmp/ss.out pswpin))"
 	else
-		fail "$what: completes, every page verified" "rc=$rc errors_write=$werr" "$(cat /tmp/ss.out)"
+		fail "$what: completes, every page verified" "rc=$rc write_errors=$werr" "$(cat /tmp/ss.out)"
 	fi
 	memcg_cleanup swapout-werr
 	check "$what: swapoff succeeds, nothing left on the device" swapoff_ok

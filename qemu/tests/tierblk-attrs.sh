@@ -45,7 +45,7 @@ reject() {
 	[ -z "$bad" ] || { echo "${f##*/}:$bad"; return 1; }
 }
 
-plan 52
+plan 54
 trap cleanup EXIT
 
 # Module parameters.
@@ -79,7 +79,7 @@ check "synchronous: invalid values" reject 0 synchronous EINVAL 2 yes "" -1 "1 1
 exec 3< /dev/tierblk0
 check "disksize while open: EBUSY" reject 0 disksize EBUSY 32M
 check "synchronous while open: EBUSY" reject 0 synchronous EBUSY 0
-check "run-time knobs change while open" accept 0 read_latency 1000=\>"fixed 1000" 0=\>"fixed 0"
+check "run-time knobs change while open" accept 0 read_latency 1000=\>fixed:1us 0=\>off
 exec 3<&-
 tierblk_swapon 0 || diag "swapon failed"
 check "synchronous while swapped on: EBUSY" reject 0 synchronous EBUSY 0
@@ -99,9 +99,15 @@ tierblk_swapoff 0
 lat_ok() {
 	local a
 	for a in read_latency write_latency discard_latency flush_latency; do
-		accept 1 "$a" 50000=\>"fixed 50000" "fixed 7=>fixed 7" \
-			"uniform 10 20=>uniform 10 20" "normal 100000 5000=>normal 100000 5000" \
-			"lognormal 30000 500=>lognormal 30000 500" "  fixed   0 =>fixed 0" || return 1
+		# the shared vocabulary (docs/conventions.md), then the form
+		# before it (bare numbers are ns)
+		accept 1 "$a" 50us=\>fixed:50us 1ms=\>fixed:1ms 1.5ms=\>fixed:1500us \
+			2s=\>fixed:2s 1500ns=\>fixed:1500ns 0.5us=\>fixed:500ns off=\>off \
+			fixed:10ms=\>fixed:10ms "uniform:20us,80us=>uniform:20us,80us" \
+			"normal:1ms,100us=>normal:1ms,100us" "lognormal:200us,80us=>lognormal:200us,80us" \
+			"uniform:0,1ms=>uniform:0,1ms" \
+			50000=\>fixed:50us "fixed 7=>fixed:7ns" "uniform 10 20=>uniform:10ns,20ns" \
+			"normal 100000 5000=>normal:100us,5us" "  fixed   0 =>off" || return 1
 	done
 }
 lat_bad() {
@@ -109,7 +115,9 @@ lat_bad() {
 	for a in read_latency write_latency discard_latency flush_latency; do
 		tierblk_set 1 "$a" "uniform 10 20"
 		reject 1 "$a" EINVAL "uniform 20 10" fixed "gauss 1 2" "normal 1" -5 "fixed 1 2" \
-			10000000001 "lognormal 1 4001" "uniform 1 10000000001" "" x "50us" || return 1
+			10000000001 "lognormal 30000 500" "uniform 1 10000000001" "" x 50xs 1.5 \
+			0.1ns 11s "50 us" uniform:20us,10us uniform:1us fixed:1us,2us gauss:1us,2us \
+			normal:1us "lognormal:1us,5ms" fixed: :1us 1..5ms || return 1
 		tierblk_set 1 "$a" 0
 	done
 }
@@ -126,26 +134,33 @@ check "spin_threshold_ns: invalid values" reject 1 spin_threshold_ns EINVAL 1000
 knobs_ok() {
 	local o
 	for o in read write discard flush; do
-		accept 1 "error_rate_$o" 1000=\>1000 1000000=\>1000000 0=\>0 || return 1
-		reject 1 "error_rate_$o" EINVAL 1000001 -1 x 0.5 "" || return 1
+		accept 1 "error_rate_$o" 1000=\>1000 1000000=\>1000000 0=\>0 20%=\>200000 \
+			0.5%=\>5000 0.0001%=\>1 100%=\>1000000 250ppm=\>250 || return 1
+		reject 1 "error_rate_$o" EINVAL 1000001 -1 x 0.5 "" 101% 0.00001% 1.5ppm "20 %" % \
+			1844674407370955.9999% || return 1
 		accept 1 "every_nth_$o" 3=\>3 0=\>0 || return 1
 		reject 1 "every_nth_$o" EINVAL x -1 "" "3 4" || return 1
 	done
 }
 check "error_rate_* and every_nth_*: set and invalid values" knobs_ok
 
-check "error_status: names" accept 1 error_status enospc=\>enospc timeout=\>timeout \
-	resource=\>resource enomem=\>resource medium=\>medium eio=\>eio
-check "error_status: invalid values" reject 1 error_status EINVAL EIO foo "" "eio eio"
+check "error_status: errno names, any case, and the names before them" accept 1 error_status \
+	ENOSPC=\>ENOSPC ETIMEDOUT=\>ETIMEDOUT ENOMEM=\>ENOMEM ENODATA=\>ENODATA EIO=\>EIO \
+	enospc=\>ENOSPC timeout=\>ETIMEDOUT resource=\>ENOMEM medium=\>ENODATA eio=\>EIO
+check "error_status: invalid values" reject 1 error_status EINVAL EPERM foo "" "eio eio" 5
 
 check "badblocks: add, split by clear, list" accept 1 badblocks \
 	"+100-107 read 3=>100-107 read 3" "+200-299=>100-107 read 3;200-299 rw 0" \
 	"-104-104=>100-103 read 3;105-107 read 3;200-299 rw 0" \
 	"+150-150 write=>100-103 read 3;105-107 read 3;150-150 write 0;200-299 rw 0" \
 	"+90-101 rw 2=>90-101 rw 2;102-103 read 3;105-107 read 3;150-150 write 0;200-299 rw 0" \
-	"clear=>"
+	"clear=>" "+12p+1p read count=1=>96-103 read 1" "+4096b-8191b count=inf=>8-15 rw 0;96-103 read 1" \
+	"+12p-13p write=>8-15 rw 0;96-111 write 0" \
+	"+1M+4K read,write 2=>8-15 rw 0;96-111 write 0;2048-2055 rw 2" "clear=>" \
+	"+1k+1KiB=>2-3 rw 0" "+1KB-1KB=>2-3 rw 0" "clear=>"
 check "badblocks: invalid values" reject 1 badblocks EINVAL 100-107 +107-100 "+1-2 both" \
-	"+1-2 read x" "+1-131072" "-1-2 read" "+1" "+a-b" "+1-2 read 3 4" "" "+-1-2"
+	"+1-2 read x" "+1-131072" "-1-2 read" "+1" "+a-b" "+1-2 read 3 4" "" "+-1-2" \
+	"+1+0" "+100b+1s" "+1s+100b" "+0-8190b" "+1p+1p count=0" "+1-2 discard" "+1-2 read,flush" "+1+1x"
 many_bad() {
 	local i=0 f
 	f=$(tierblk_dir 1)/badblocks
@@ -163,9 +178,12 @@ many_bad() {
 }
 check "badblocks: table full gives ENOSPC" many_bad
 
-check "one_shot_read_sector: set" accept 1 one_shot_read_sector 8=\>8 131071=\>131071 none=\>none
-check "one_shot_read_sector: invalid values" reject 1 one_shot_read_sector EINVAL 131072 x -1 ""
-check "corrupt: set" accept 1 corrupt 0-7=\>0-7 "100-100=>100-100" none=\>none
+check "one_shot_read_sector: set" accept 1 one_shot_read_sector 8=\>8 131071=\>131071 none=\>none \
+	12p=\>96 4096b=\>8 1K=\>2 7s=\>7 none=\>none
+check "one_shot_read_sector: invalid values" reject 1 one_shot_read_sector EINVAL 131072 x -1 "" \
+	16384p 100b 1x "1 2"
+check "corrupt: set" accept 1 corrupt 0-7=\>0-7 "100-100=>100-100" 1p+1p=\>8-15 1p-1p=\>8-15 \
+	none=\>none
 check "corrupt: invalid values" reject 1 corrupt EINVAL 7-0 abc 0-131072 "1-2 3-4" ""
 
 dd if=/dev/urandom of=/dev/tierblk1 bs=4096 count=4 oflag=direct 2>/dev/null
@@ -173,9 +191,9 @@ dd if=/dev/tierblk1 of=/dev/null bs=4096 count=4 iflag=direct 2>/dev/null
 stats_keys() {
 	local k
 	for k in reads writes discards flushes read_bytes write_bytes discard_bytes \
-		errors_read errors_write errors_discard errors_flush errors_badblock \
-		errors_rate errors_every_nth errors_one_shot corrupted_sectors \
-		slot_free_notify alloc_failures delayed_ops delay_total_ns pages; do
+		read_errors write_errors discard_errors flush_errors badblock_errors \
+		rate_errors every_nth_errors one_shot_errors corrupted_sectors \
+		slot_free_notify alloc_failures delayed_ops delay_total_us delay_total_ns pages; do
 		[ -n "$(tierblk_stat 1 "$k")" ] || { echo "missing $k"; return 1; }
 	done
 	[ "$(tierblk_stat 1 reads)" -ge 1 ] && [ "$(tierblk_stat 1 writes)" -ge 4 ] &&
@@ -186,6 +204,26 @@ check_eq "reset_stats: invalid value" EINVAL "$(tierblk_try 1 reset_stats 2)"
 echo 1 > "$(tierblk_dir 1)/reset_stats"
 check_eq "reset_stats: counters zero, pages kept" "0 0 4" \
 	"$(tierblk_stat 1 reads) $(tierblk_stat 1 writes) $(tierblk_stat 1 pages)"
+
+features_ok() {
+	local f a bad=
+	f=$(tierblk_get 1 features)
+	for a in $(echo "$f" | tr , ' '); do
+		# root may open anything: read the owner's write bit instead
+		case "$(stat -c %A "$(tierblk_dir 1)/$a" 2>/dev/null)" in
+		??w*) ;;
+		*) bad="$bad $a(not writable)" ;;
+		esac
+	done
+	for a in disksize read_latency error_rate_write every_nth_flush seed bandwidth \
+		spin_threshold_ns error_status badblocks one_shot_read_sector corrupt reset_stats; do
+		echo ",$f," | grep -q ",$a," || bad="$bad $a(missing)"
+	done
+	echo ",$f," | grep -q ",stats," && bad="$bad stats(read only)"
+	[ -z "$bad" ] || { echo "features '$f':$bad"; return 1; }
+}
+check "features: every writable attribute, no read-only one" features_ok
+check_eq "features: read only" EACCES "$(tierblk_try 1 features x)"
 
 check "rmmod" tierblk_unload
 tap_status

@@ -36,11 +36,11 @@ for s in 1 0; do
 done
 
 # Random latency reorders completions in asynchronous mode.
-tierblk_set 0 read_latency "uniform 10000 300000"
-tierblk_set 0 write_latency "normal 100000 40000"
+tierblk_set 0 read_latency uniform:10us,300us
+tierblk_set 0 write_latency normal:100us,40us
 check "synchronous=0, random latency: fio verify" fio_verify sync0-lat libaio 16
 tierblk_set 0 synchronous 1
-tierblk_set 0 read_latency "lognormal 20000 800"
+tierblk_set 0 read_latency lognormal:28us,25us
 check "synchronous=1, random latency: fio verify" fio_verify sync1-lat psync 1
 tierblk_set 0 read_latency 0
 tierblk_set 0 write_latency 0

@@ -46,7 +46,7 @@ clear_all() {
 	tierblk_set 0 badblocks clear
 	tierblk_set 0 one_shot_read_sector none
 	tierblk_set 0 corrupt none
-	tierblk_set 0 error_status eio
+	tierblk_set 0 error_status EIO
 	for o in read write discard flush; do
 		tierblk_set 0 "error_rate_$o" 0
 		tierblk_set 0 "every_nth_$o" 0
@@ -94,9 +94,10 @@ status_of() {
 	tierblk_set 0 one_shot_read_sector 0
 	rd 0
 }
-check_eq "error_status reaches the reader: eio enospc timeout resource medium" \
+# the errno names of the shared vocabulary: what the reader gets
+check_eq "error_status reaches the reader: EIO ENOSPC ETIMEDOUT ENOMEM ENODATA" \
 	"EIO ENOSPC ETIMEDOUT ENOMEM ENODATA" \
-	"$(status_of eio) $(status_of enospc) $(status_of timeout) $(status_of resource) $(status_of medium)"
+	"$(status_of EIO) $(status_of ENOSPC) $(status_of ETIMEDOUT) $(status_of ENOMEM) $(status_of ENODATA)"
 clear_all
 
 # Rates: 20% of reads; the same seed fails the same reads.
@@ -112,7 +113,7 @@ diag "seed 1234: $na of 200 reads failed: $a"
 check "error_rate_read=200000 ppm: 20% +- 10% of 200 reads fail" test "$na" -ge 20 -a "$na" -le 60
 check_eq "same seed, same rate: the same reads fail" "$a" "$b"
 check "another seed: other reads fail" test "$a" != "$c"
-check_eq "errors_rate counts them" $((na * 2 + $(echo $c | wc -w))) "$(tierblk_stat 0 errors_rate)"
+check_eq "rate_errors counts them" $((na * 2 + $(echo $c | wc -w))) "$(tierblk_stat 0 rate_errors)"
 clear_all
 tierblk_set 0 error_rate_write 1000000
 check_eq "error_rate_write=1000000: every write fails" "EIO EIO" "$(wr 40) $(wr 41)"
@@ -139,7 +140,7 @@ tierblk_set 0 every_nth_flush 1
 check_eq "failed flush: fsync gets EIO" EIO \
 	"$(dd_errno if=/dev/zero of=/dev/tierblk0 bs=4096 count=1 seek=50 conv=fsync,notrunc)"
 check "flushes and flush errors counted" \
-	test "$(tierblk_stat 0 flushes)" -gt "$f0" -a "$(tierblk_stat 0 errors_flush)" -ge 1
+	test "$(tierblk_stat 0 flushes)" -gt "$f0" -a "$(tierblk_stat 0 flush_errors)" -ge 1
 clear_all
 
 # every_nth_write and the discard and flush rates.
@@ -162,14 +163,14 @@ took_ms() {
 	"$@" > /dev/null 2>&1
 	echo $(($(nbd_ms) - t0))
 }
-tierblk_set 0 flush_latency 200000000
+tierblk_set 0 flush_latency 200ms
 t=$(took_ms dd if=/dev/zero of=/dev/tierblk0 bs=4096 count=1 seek=50 conv=fsync,notrunc)
 check "flush_latency 200 ms: the fsync took >= 180 ms ($t ms)" test "$t" -ge 180
-tierblk_set 0 flush_latency 0
-tierblk_set 0 discard_latency 200000000
+tierblk_set 0 flush_latency off
+tierblk_set 0 discard_latency 200ms
 t=$(took_ms blkdiscard -o 0 -l 65536 /dev/tierblk0)
 check "discard_latency 200 ms: the discard took >= 180 ms ($t ms)" test "$t" -ge 180
-tierblk_set 0 discard_latency 0
+tierblk_set 0 discard_latency off
 
 # completion=inline (synchronous=0, bios end in the submitter's context):
 # data round trip, and an injected error still reaches the reader.
@@ -197,12 +198,12 @@ rd 100 > /dev/null
 check "corrupt none: the stored data was intact" cmp -s /tmp/tb.pat /tmp/tb.rd
 
 by_op() {
-	echo $(($(tierblk_stat 0 errors_read) + $(tierblk_stat 0 errors_write) + \
-		$(tierblk_stat 0 errors_discard) + $(tierblk_stat 0 errors_flush)))
+	echo $(($(tierblk_stat 0 read_errors) + $(tierblk_stat 0 write_errors) + \
+		$(tierblk_stat 0 discard_errors) + $(tierblk_stat 0 flush_errors)))
 }
 by_src() {
-	echo $(($(tierblk_stat 0 errors_badblock) + $(tierblk_stat 0 errors_rate) + \
-		$(tierblk_stat 0 errors_every_nth) + $(tierblk_stat 0 errors_one_shot)))
+	echo $(($(tierblk_stat 0 badblock_errors) + $(tierblk_stat 0 rate_errors) + \
+		$(tierblk_stat 0 every_nth_errors) + $(tierblk_stat 0 one_shot_errors)))
 }
 check_eq "errors by operation type and by source add up" "$(by_op)" "$(by_src)"
 tap_status

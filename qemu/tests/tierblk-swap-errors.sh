@@ -100,7 +100,7 @@ one_case() {
 	if [ "$rc" = 0 ] && [ "$got" = "$PAGE" ] && [ -z "$nobad" ] &&
 		echo "$out" | grep -qx 'corrupt=0' &&
 		[ "$(tierblk_get 0 one_shot_read_sector)" = none ] &&
-		[ "$(tierblk_stat 0 errors_one_shot)" = 1 ]; then
+		[ "$(tierblk_stat 0 one_shot_errors)" = 1 ]; then
 		pass "$what: slot $slot fails once, $key=$PAGE, nothing else"
 	else
 		fail "$what: slot $slot fails once, $key=$PAGE, nothing else" \

@@ -121,7 +121,7 @@ rc=$?
 sspid=
 check "page $PAGE's tier slot ${slot:-?} fails once: SIGBUS on page $PAGE alone, the rest verified" \
 	sh -c "[ -n '$slot' ] && [ $rc = 0 ] && [ '$(kv_get "$OUT" sigbus_pages)' = $PAGE ] &&
-		[ '$(kv_get "$OUT" corrupt)' = 0 ] && [ '$(tierblk_stat 0 errors_one_shot)' = 1 ]"
+		[ '$(kv_get "$OUT" corrupt)' = 0 ] && [ '$(tierblk_stat 0 one_shot_errors)' = 1 ]"
 [ "$rc" = 0 ] || diag "$(cat "$OUT")"
 echo "$cluster" > /proc/sys/vm/page-cluster
 

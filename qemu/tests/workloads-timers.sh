@@ -8,7 +8,7 @@
 . /usr/lib/tierswap/lib.sh
 
 OUT=/tmp/timer.out
-SIZE=${TIMER_SIZE:-$(by_suite 8M 32M)}
+SIZE=${WORKLOADS_TIMERS_SIZE:-$(by_suite 8M 32M)}
 cleanup() { zram_swap_down; }
 
 # timer DESC ARGS...: run the timer; pass on exit 0, swapin_ms present and

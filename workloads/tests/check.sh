@@ -2,7 +2,7 @@
 # Host-side checks of the workloads: the C unit tests ($UNIT) and
 # end-to-end runs of the programs in $BIN that need neither swap nor root
 # (--pageout none; shmem truncation stands in for a failing device).
-# Prints one TAP stream (plan at the end); exits 1 on any failure.
+# Prints one KTAP stream (plan at the end); exits 1 on any failure.
 set -u
 : "${BIN:?BIN=<dir with swapstress and usemem>}"
 : "${UNIT:?UNIT=<unit test binary>}"
@@ -14,15 +14,8 @@ LR=$BIN/large-entry-race
 SF=$BIN/swapin-floor
 T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; failed=1; }
-check() { # check "what" command...   (pass when the command succeeds)
-	what=$1; shift
-	if "$@"; then ok "$what"; else notok "$what"; fi
-}
+# pass, fail, check "what" command..., tap_end
+. "$(dirname "$0")/../../common/ktap.sh"
 kv() { # kv file key -> value of the first key=value line
 	sed -n "s/^$2=//p" "$1" | head -n 1
 }
@@ -32,19 +25,21 @@ run() {
 	rc=$?
 }
 dump() { sed 's/^/#   /' "$T/out" "$T/err" | head -n 80; }
+# with_out CMD...: CMD, and on failure the last run's output (check shows it)
+with_out() { "$@" || { cat "$T/out" "$T/err"; return 1; }; }
 
 # ---- C unit tests, renumbered into this stream (their own plan dropped)
 "$UNIT" >"$T/unit" 2>&1
 urc=$?
 while IFS= read -r line; do
 	case $line in
-	"ok "[0-9]*" - "*) rest=${line#ok }; ok "${rest#* - }" ;;
-	"not ok "[0-9]*" - "*) rest=${line#not ok }; notok "${rest#* - }" ;;
-	"1.."[0-9]*) ;;
+	"ok "[0-9]*" - "*) rest=${line#ok }; pass "${rest#* - }" ;;
+	"not ok "[0-9]*" - "*) rest=${line#not ok }; fail "${rest#* - }" ;;
+	"1.."[0-9]* | "KTAP version "*) ;;
 	*) echo "$line" ;;
 	esac
 done <"$T/unit"
-[ $urc -eq 0 ] || grep -q "^not ok" "$T/unit" || notok "unit test binary exited $urc"
+[ $urc -eq 0 ] || grep -q "^not ok" "$T/unit" || fail "unit test binary exited $urc"
 
 # ---- swapstress command line
 for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
@@ -75,9 +70,9 @@ for args in "--mem anon --pattern seq" \
 	run "$SS" --size 4M --pageout none $args
 	if [ $rc -eq 0 ] && [ "$(kv "$T/out" corrupt)" = 0 ] && [ "$(kv "$T/out" result)" = pass ] &&
 		[ "$(kv "$T/out" pages_verified)" -ge 1024 ] && [ -n "$(kv "$T/out" p99_us)" ]; then
-		ok "swapstress $args: clean run verifies every page"
+		pass "swapstress $args: clean run verifies every page"
 	else
-		notok "swapstress $args: clean run verifies every page (rc=$rc)"
+		fail "swapstress $args: clean run verifies every page (rc=$rc)"
 		dump
 	fi
 done
@@ -101,9 +96,9 @@ if [ $rc -eq 1 ] && [ "$(kv "$T/out" corrupt)" = 1 ] && [ "$(kv "$T/out" corrupt
 	[ "$(kv "$T/out" first_corrupt_addr)" = "$addr" ] && [ -n "$paddr" ] &&
 	[ $((addr - paddr)) -eq 96 ] && [ $((paddr % 4096)) -eq 0 ] &&
 	echo "$line" | grep -q "found_page=300 "; then
-	ok "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1"
+	pass "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1"
 else
-	notok "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1 (rc=$rc)"
+	fail "anon: corrupted page 300 reported at page_addr+96 with expected/found, exit 1 (rc=$rc)"
 	dump
 fi
 check "--pagemap writes one line per page ('- -' when not swapped)" \
@@ -156,7 +151,7 @@ check "--stop-after-pageout: process stops, resumes on SIGCONT, passes" \
 # (smaps_rollup's Locked: resident pages of locked mappings, shared ones
 # in proportion). Locking more than RLIMIT_MEMLOCK needs root.
 if [ "$(id -u)" != 0 ] && [ "$(ulimit -l)" != unlimited ]; then
-	ok "--lock-self # SKIP needs root (or ulimit -l unlimited)"
+	skip "--lock-self" "needs root (or ulimit -l unlimited)"
 else
 	"$SS" --size 8M --pageout none --threads 2 --lock-self --stop-after-pageout >"$T/out" 2>"$T/err" &
 	pid=$!
@@ -253,7 +248,7 @@ if command -v fio >/dev/null; then
 	check "verify-4k-psync writes and verifies, then catches a corrupted block" \
 		sh -c '[ $0 -eq 0 ] && grep -q "verify failed at file .* offset 12288" "$1"' $rc "$T/out"
 else
-	ok "fio job files # SKIP fio not installed"
+	skip "fio job files" "fio not installed"
 fi
 
 # ss-locate: pages of a dumped swapstress region are found at their slot.
@@ -286,19 +281,19 @@ if [ -r /proc/self/map_files ] && ls /proc/self/map_files/ >/dev/null 2>&1; then
 	for op in fault read; do
 		run "$LR" --size 64K --b-op $op --b-delay-ms 5
 		check "large-entry-race --b-op $op: both threads and every page verify; 16 pages in the file" \
-			sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
-				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out" || dump
+			with_out sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+				grep -qx file_pages=16 "$1" && grep -qx pages_corrupt=0 "$1"' $rc "$T/out"
 	done
 	run "$LR" --size 64K --a-page 3 --b-delay-ms 5
 	check "large-entry-race --a-page 3: A on page 3, every page verifies; 16 pages in the file" \
-		sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
-			grep -qx file_pages=16 "$1"' $rc "$T/out" || dump
+		with_out sh -c '[ $0 -eq 0 ] && grep -qx a=ok "$1" && grep -qx b=ok "$1" && grep -qx pages_ok=16 "$1" &&
+			grep -qx file_pages=16 "$1"' $rc "$T/out"
 	run "$LR" --size 64K --b-op truncate --b-page 5 --b-delay-ms 5
 	check "large-entry-race --b-op truncate: pages past the new size SIGBUS, 5 left in the file" \
-		sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
-			grep -qx pages_past_eof=11 "$1" && grep -qx file_pages=5 "$1"' $rc "$T/out" || dump
+		with_out sh -c '[ $0 -eq 0 ] && grep -qx b=truncated "$1" && grep -qx pages_ok=5 "$1" &&
+			grep -qx pages_past_eof=11 "$1" && grep -qx file_pages=5 "$1"' $rc "$T/out"
 else
-	ok "large-entry-race end to end # SKIP /proc/self/map_files needs CAP_SYS_ADMIN"
+	skip "large-entry-race end to end" "/proc/self/map_files needs CAP_SYS_ADMIN"
 fi
 
 # ---- swapin-floor: the floor a swap-in is compared with (issue 19)
@@ -310,14 +305,13 @@ for args in "--size 3M" "--size 0" "--rounds 0" "--rounds x" "--bogus" "extra"; 
 done
 run "$SF" --size 2M --rounds 3
 check "swapin-floor: copies and a minor fault measured, a 2M copy slower than a 4K one, one fault per page or fewer" \
-	awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
 		exit !(rc == 0 && v["rounds"] == 3 && v["copy_4k_ns"] > 0 && v["copy_64k_ns"] > 0 &&
 			v["copy_2m_ns"] > v["copy_4k_ns"] && v["minor_fault_ns"] > 0 &&
-			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out" || dump
+			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1) }' "$T/out"
 
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
 check "ss-locate --all without a device, or with a bad MAXSLOTS: exit 2" \
 	sh -c '"$0" --all 2>/dev/null; a=$?; "$0" --all /dev/null 0 2>/dev/null; b=$?; [ $a -eq 2 ] && [ $b -eq 2 ]' "$BIN/ss-locate"
 
-echo "1..$n"
-exit $failed
+tap_end

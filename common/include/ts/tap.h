@@ -1,5 +1,7 @@
-/* TAP emitter for C unit tests: "ok N - what" / "not ok N - what" with
- * the failing expression as a comment, and the plan "1..N" at the end. */
+/* KTAP emitter for C unit tests, the dialect of every producer here
+ * (docs/conventions.md, "Test output"): "KTAP version 1" first, then
+ * "ok N - what" / "not ok N - what" with the failing expression as a
+ * comment, "# SKIP" and "# XFAIL" results, and the plan "1..N" at the end. */
 #ifndef TS_TAP_H
 #define TS_TAP_H
 
@@ -16,6 +18,7 @@ static inline void ts_tap_init(struct ts_tap *t, FILE *f)
 	t->f = f;
 	t->run = 0;
 	t->failed = 0;
+	fprintf(f, "KTAP version 1\n");
 }
 
 /* TS_TAP_OK(t, cond, fmt, ...): one result; returns cond as 0 or 1. */
@@ -42,6 +45,25 @@ static inline int ts_tap_result(struct ts_tap *t, int ok, const char *file, int 
 	if (!ok)
 		fprintf(t->f, "#   failed at %s:%d: %s\n", file, line, expr);
 	return ok;
+}
+
+/* "ok N - what # SKIP reason", or "ok N - what # XFAIL reason": a known
+ * failure, as kselftest's ksft_test_result_xfail() prints it. */
+static inline void ts_tap_directive(struct ts_tap *t, const char *directive,
+				    const char *what, const char *reason)
+{
+	t->run++;
+	fprintf(t->f, "ok %d - %s # %s %s\n", t->run, what, directive, reason);
+}
+
+static inline void ts_tap_skip(struct ts_tap *t, const char *what, const char *reason)
+{
+	ts_tap_directive(t, "SKIP", what, reason);
+}
+
+static inline void ts_tap_xfail(struct ts_tap *t, const char *what, const char *reason)
+{
+	ts_tap_directive(t, "XFAIL", what, reason);
 }
 
 /* Print the plan; returns the exit status: 0 when everything passed. */

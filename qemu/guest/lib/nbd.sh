@@ -7,6 +7,8 @@
 #   nbd_swapon [PRIO]                     mkswap + swapon $NBD_DEV
 #   nbd_ctl ARGS...                       tiernbd-ctl on the control socket
 #   nbd_stat OP KEY                       one counter: nbd_stat read requests
+#   nbd_counter KEY                       one of the counters tierblk has too:
+#                                         nbd_counter read_errors
 #   nbd_server_pid                        pid of the running tiernbd
 #   nbd_ms                                milliseconds of uptime (10 ms steps)
 #
@@ -45,6 +47,10 @@ nbd_ctl() {
 nbd_stat() {
 	nbd_ctl stats | awk -v op="op=$1" -v k="$2" '
 		$1 == op { for (i = 2; i <= NF; i++) { split($i, a, "="); if (a[1] == k) print a[2] } }'
+}
+
+nbd_counter() {
+	nbd_ctl stats | awk -v k="$1" 'NF == 2 && $1 == k { print $2 }'
 }
 
 _nbd_devname() {

@@ -10,12 +10,20 @@
 #                                 swapoff failed or hung (that tier stays up)
 #   tier_dev NAME                 its block device
 #   tier_swap_type NAME           its swap type (pagemap's swap_type field)
-#   tier_latency NAME OPS US      fixed delay of each read|write|rw, in us; 0 = off
-#   tier_error_rate NAME OPS PPM  fail that share of read|write|rw operations
+#   tier_latency NAME OPS DELAY   delay of each read|write|rw: a duration or
+#                                 distribution (50us, 1ms, uniform:20us,80us,
+#                                 off; a number without a unit is us)
+#   tier_error_rate NAME OPS RATE fail that share of read|write|rw operations
+#                                 (20%, 250ppm; a bare number is ppm)
 #   tier_fail_slot NAME SLOT      the next read touching swap slot SLOT fails (once)
 #   tier_faults_off NAME          undo what the three verbs above set
 #   tier_stat NAME KEY            reads|writes|read_errors|write_errors (take deltas)
 #   tier_used_kb NAME             KiB of swap in use on it
+#
+# tierblk and tiernbd speak one fault vocabulary (docs/conventions.md,
+# "Faults and latencies"): the verbs pass DELAY and RATE to both as they
+# are (but for "us" after a number without a unit, where the two tiers'
+# old units differ), and read the counters by the names both use.
 #
 # SPEC is KIND:SIZE[:prio=P][:sync=0|1] for a swap device, KIND one of
 # tierblkN (N 0..7: /dev/tierblkN), nbd ($NBD_DEV, served by tiernbd) or
@@ -320,23 +328,29 @@ _tier_nofault() {
 	return 2
 }
 
+# _tier_refused NAME KNOB VALUE: say which tier refused what; 2
+_tier_refused() {
+	_tiers_err "$1 refused $2 '$3'"
+	return 2
+}
+
 tier_latency() {
-	local ops op
+	local ops op d=$3
 	_tier_get "$1" || return 1
 	ops=$(_tier_ops "$2") || return 2
-	_tiers_num "$3" || { _tiers_err "latency '$3': microseconds"; return 2; }
+	[ -n "$d" ] || { _tiers_err "latency: a duration or distribution"; return 2; }
+	# every number without a unit is us (tierblk would read ns)
+	d=$(echo "$d" | sed -E -e ':a' -e 's/(^|[:,])([0-9.]+)(,|$)/\1\2us\3/' -e 'ta')
 	case "$1" in
 	tierblk*)
 		for op in $ops; do
-			tierblk_set "${1#tierblk}" "${op}_latency" $(($3 * 1000)) || return 1
+			tierblk_set "${1#tierblk}" "${op}_latency" "$d" 2>/dev/null ||
+				_tier_refused "$1" latency "$d" || return
 		done
 		;;
 	nbd)
-		if [ "$3" = 0 ]; then
-			nbd_ctl latency "$(echo $ops | tr ' ' ,)" off >/dev/null
-		else
-			nbd_ctl latency "$(echo $ops | tr ' ' ,)" "fixed:${3}us" >/dev/null
-		fi
+		nbd_ctl latency "$(echo $ops | tr ' ' ,)" "$d" >/dev/null 2>&1 ||
+			_tier_refused "$1" latency "$d"
 		;;
 	*) _tier_nofault "$1" ;;
 	esac
@@ -346,15 +360,18 @@ tier_error_rate() {
 	local ops op
 	_tier_get "$1" || return 1
 	ops=$(_tier_ops "$2") || return 2
-	_tiers_num "$3" && [ "$3" -le 1000000 ] ||
-		{ _tiers_err "rate '$3': parts per million, 0..1000000"; return 2; }
+	[ -n "$3" ] || { _tiers_err "rate: N% or Nppm"; return 2; }
 	case "$1" in
 	tierblk*)
 		for op in $ops; do
-			tierblk_set "${1#tierblk}" "error_rate_$op" "$3" || return 1
+			tierblk_set "${1#tierblk}" "error_rate_$op" "$3" 2>/dev/null ||
+				_tier_refused "$1" "error rate" "$3" || return
 		done
 		;;
-	nbd) nbd_ctl error rate "$(echo $ops | tr ' ' ,)" "$3" >/dev/null ;;
+	nbd)
+		nbd_ctl error rate "$(echo $ops | tr ' ' ,)" "$3" >/dev/null 2>&1 ||
+			_tier_refused "$1" "error rate" "$3"
+		;;
 	*) _tier_nofault "$1" ;;
 	esac
 }
@@ -369,9 +386,9 @@ tier_fail_slot() {
 	tierblk*)
 		[ "$(tierblk_get "${1#tierblk}" one_shot_read_sector)" = none ] ||
 			{ _tiers_err "$1: a one-shot read fault is pending already"; return 2; }
-		tierblk_set "${1#tierblk}" one_shot_read_sector $(($2 * 8))
+		tierblk_set "${1#tierblk}" one_shot_read_sector "${2}p"
 		;;
-	nbd) nbd_ctl error add read $(($2 * 4096))+4096 count=1 >/dev/null ;;
+	nbd) nbd_ctl error add read "${2}p+1p" count=1 >/dev/null ;;
 	*) _tier_nofault "$1" ;;
 	esac
 }
@@ -399,13 +416,8 @@ tier_stat() {
 	*) _tiers_err "stat '$2': reads, writes, read_errors or write_errors"; return 2 ;;
 	esac
 	case "$1:$2" in
-	tierblk*:reads | tierblk*:writes) tierblk_stat "${1#tierblk}" "$2" ;;
-	tierblk*:read_errors) tierblk_stat "${1#tierblk}" errors_read ;;
-	tierblk*:write_errors) tierblk_stat "${1#tierblk}" errors_write ;;
-	nbd:reads) nbd_stat read requests ;;
-	nbd:writes) nbd_stat write requests ;;
-	nbd:read_errors) nbd_stat read injected_errors ;;
-	nbd:write_errors) nbd_stat write injected_errors ;;
+	tierblk*:*) tierblk_stat "${1#tierblk}" "$2" ;;
+	nbd:*) nbd_counter "$2" ;;
 	zram:*)
 		z=/sys/block/${TIER_DEV#/dev/}
 		case "$2" in
