@@ -12,8 +12,11 @@
 # workload goes on reading every page, its memcg's limit lifted (nothing
 # is written to swap again):
 #  1. both tiers hold pages before the kill, and a scan of each device
-#     (ss-locate --all) finds exactly as many of the workload's pages as
-#     the tier has slots in use: which pages are on nbd is known;
+#     (ss-locate --all) finds as many of the workload's pages as the tier
+#     has slots in use, less at most the slots the per-CPU slots caches
+#     hold freed (a freed virtual slot keeps its tier slot until its
+#     batch is freed: seen once, one slot on nbd with no workload page):
+#     which pages are on nbd is known;
 #  2. the workload ends within a bound (a fault on the dead tier fails at
 #     once, or after the nbd timeout: none hangs), no page corrupt;
 #  3. SIGBUS on exactly the pages found on nbd, every other page verified
@@ -74,8 +77,9 @@ on_slow=$(ss-locate --all "$NBD_DEV" | awk '{ print $2 }' | sort -n | tr '\n' , 
 on_fast=$(ss-locate --all /dev/tierblk0 | awk '{ print $2 }' | sort -n | tr '\n' , )
 ns=$(echo "$on_slow" | tr , '\n' | grep -c .)
 nf=$(echo "$on_fast" | tr , '\n' | grep -c .)
-check "1. both tiers hold the workload's pages: tierblk0 $fast KiB ($nf pages found on it), nbd $slow KiB ($ns found)" \
-	[ "$fast" -ge 4096 -a "$slow" -ge 4096 -a "$nf" = $((fast / 4)) -a "$ns" = $((slow / 4)) ]
+check "1. both tiers hold the workload's pages: tierblk0 $fast KiB ($nf pages found on it), nbd $slow KiB ($ns found; the slots caches may hold $((SLACK_KB / 4)) more)" \
+	[ "$fast" -ge 4096 -a "$slow" -ge 4096 -a "$nf" -le $((fast / 4)) -a "$((nf + SLACK_KB / 4))" -ge $((fast / 4)) \
+		-a "$ns" -le $((slow / 4)) -a "$((ns + SLACK_KB / 4))" -ge $((slow / 4)) ]
 
 # the server dies; the workload goes on with room in memory
 echo max > "$CGROOT/$CG/memory.max" || bail "lifting $CG's memory.max"
