@@ -3,7 +3,9 @@
 #
 #   order_setup ORDER            ORDER = 0 | 64K | 2M: mTHP knobs for anon and
 #                                anon shmem (MAP_SHARED|MAP_ANONYMOUS); prints
-#                                the swapstress --thp value to use
+#                                the swapstress --thp value to use. 64K also
+#                                sets the global THP knob to never, which
+#                                stops khugepaged (thp_reset restarts it)
 #   order_pages ORDER            pages per folio: 1, 16, 512
 #   mthp_swpout_fallback ORDER   ORDER folios split since boot because they
 #                                could not be swapped out whole (the per-size
@@ -41,7 +43,16 @@ order_setup() {
 	case "$1" in
 	0) echo never ;;
 	64K)
-		thp_set 64kB always && shmem_thp_set 64kB always && echo default ;;
+		# Global THP knob at never: khugepaged stops (the write returns
+		# once the thread has exited) and registers no mm. 6.12's
+		# __thp_vma_allowable_orders() returns shmem's order mask
+		# unfiltered, so with 64K shmem mTHP on khugepaged takes anon
+		# shmem for PMD-collapsible, copies filled 64K folios into 2M
+		# ones and unmaps them before MADV_PAGEOUT (upstream fix: "mm:
+		# huge_memory: fix the check for allowed huge orders in shmem",
+		# 2025). Shmem and anon 64K do not depend on the global knob.
+		thp_set 64kB always && shmem_thp_set 64kB always &&
+			thp_set pmd never && echo default ;;
 	2M)
 		thp_set 2048kB always && shmem_thp_set 2048kB always && echo always ;;
 	*) echo "order_setup: unknown order '$1'" >&2; return 1 ;;
