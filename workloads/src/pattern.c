@@ -36,6 +36,48 @@ void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t ge
 		w[i] = base + (uint64_t)i * TS_PAT_STEP;
 }
 
+int ts_pattern_is_zero(uint64_t seed, uint64_t page_index, unsigned zero_pct)
+{
+	if (!zero_pct)
+		return 0;
+	return ts_mix64(ts_mix64(seed ^ 0x2e60ull) ^ page_index) % 100 < zero_pct;
+}
+
+/* The fields of *m that describe what a bad page holds. */
+static void describe_found(const volatile uint64_t *w, struct ts_mismatch *m)
+{
+	size_t i;
+
+	m->found_has_magic = (w[0] & ~TS_PAT_INDEX_MASK) == TS_PAT_MAGIC;
+	m->found_page = w[0] & TS_PAT_INDEX_MASK;
+	m->found_gen = (uint32_t)(w[1] >> 32);
+	m->found_zero = 1;
+	for (i = 0; i < TS_PAT_WORDS; i++) {
+		if (w[i]) {
+			m->found_zero = 0;
+			break;
+		}
+	}
+}
+
+int ts_pattern_verify_zero(const void *page, struct ts_mismatch *m)
+{
+	const volatile uint64_t *w = page;
+	size_t i;
+
+	for (i = 0; i < TS_PAT_WORDS && !w[i]; i++)
+		;
+	if (i == TS_PAT_WORDS)
+		return 0;
+	if (m) {
+		m->offset = i * sizeof(uint64_t);
+		m->expected = 0;
+		m->found = w[i];
+		describe_found(w, m);
+	}
+	return 1;
+}
+
 int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
 		      uint32_t gen, struct ts_mismatch *m)
 {
@@ -61,15 +103,6 @@ int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
 			break;
 		}
 	}
-	m->found_has_magic = (w[0] & ~TS_PAT_INDEX_MASK) == TS_PAT_MAGIC;
-	m->found_page = w[0] & TS_PAT_INDEX_MASK;
-	m->found_gen = (uint32_t)(w[1] >> 32);
-	m->found_zero = 1;
-	for (i = 0; i < TS_PAT_WORDS; i++) {
-		if (w[i]) {
-			m->found_zero = 0;
-			break;
-		}
-	}
+	describe_found(w, m);
 	return 1;
 }

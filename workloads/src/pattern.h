@@ -33,6 +33,19 @@ struct ts_mismatch {
 	int found_zero;         /* the whole page reads as zero */
 };
 
+/*
+ * Whether page @page_index is one of the about @zero_pct percent of pages
+ * that hold zeroes instead of the pattern (swapstress --zero-pct): chosen
+ * from the seed, the same in every generation. 0 never, 100 always.
+ */
+int ts_pattern_is_zero(uint64_t seed, uint64_t page_index, unsigned zero_pct);
+
+/*
+ * Verify that one page is all zeroes: 0 when it is, 1 otherwise (filling
+ * *m, expected 0, when m is not NULL).
+ */
+int ts_pattern_verify_zero(const void *page, struct ts_mismatch *m);
+
 /* Fill one page (TS_PAT_WORDS words) with the pattern. */
 void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen);
 

@@ -25,6 +25,7 @@ struct ss_config {
 	double zipf_s;
 	unsigned passes;
 	unsigned write_pct;
+	unsigned zero_pct;      /* share of pages that hold zeroes */
 	enum ss_pageout pageout;
 	uint64_t memcg_max;     /* 0: default size/2 */
 	int64_t memcg_swap_max; /* -1: leave alone */

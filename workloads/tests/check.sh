@@ -47,7 +47,8 @@ for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
 	check "$(basename "$p") --help exits 0 with usage" \
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
 done
-for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b"; do
+for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b" \
+	"--zero-pct 101" "--zero-pct x"; do
 	# shellcheck disable=SC2086
 	run "$SS" $args
 	check "swapstress $args: exit 2, one-line message" \
@@ -76,6 +77,23 @@ for args in "--mem anon --pattern seq" \
 		dump
 	fi
 done
+
+# ---- --zero-pct: a seeded share of the pages holds zeroes in every generation
+for args in "--mem anon --pattern random --passes 2 --write-pct 100" \
+	"--mem shmem --access read --pattern zipf --threads 2 --write-pct 50"; do
+	# shellcheck disable=SC2086
+	run "$SS" --size 4M --pageout none --zero-pct 30 $args
+	z=$(kv "$T/out" zero_pages)
+	check "swapstress --zero-pct 30 $args: every page verified, ${z:-?} of 1024 pages zero" \
+		sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ] && [ "$2" -ge 1024 ] && [ "$3" -ge 250 ] && [ "$3" -le 370 ]' \
+		$rc "$(kv "$T/out" corrupt)" "$(kv "$T/out" pages_verified)" "${z:-0}"
+done
+run "$SS" --size 4M --pageout none --zero-pct 0
+check "swapstress without --zero-pct: zero_pages=0" sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ]' $rc "$(kv "$T/out" zero_pages)"
+run "$SS" --size 4M --pageout none --zero-pct 100 --inject-corrupt 5
+check "--zero-pct 100: a byte flipped in zero page 5 is reported (exit 1, expected 0)" \
+	sh -c '[ $0 -eq 1 ] && grep -q "^corrupt_pages=5$" "$1" && grep -q "^zero_pages=1024$" "$1" &&
+	       grep "^# CORRUPT" "$1" | grep -q "expected=0x0* "' $rc "$T/out"
 
 run "$SS" --size 4M --pageout none --mode swapin-timer --mem shmem
 check "swapstress swapin-timer (no pageout) reports swapin_ms and verifies" \
