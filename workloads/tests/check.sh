@@ -204,7 +204,8 @@ check "usemem random access and punch holes" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^punch holes done$" "$1"' $rc "$T/out"
 
 # ---- scprobe, swaprace (no swap here: --pageout none, --reclaim none)
-for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore"; do
+for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore" \
+	"rewrite --mem shmem" "rewrite --stop=1"; do
 	# shellcheck disable=SC2086
 	run "$SP" $args
 	check "scprobe $args: exit 2, one-line message" \
@@ -216,6 +217,11 @@ for args in "" "--mode fork --workers 1" "--mode threads --reclaim memcg" "--mod
 	check "swaprace $args: exit 2, one-line message" \
 		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
 done
+run "$SP" rewrite --pageout none
+check "scprobe rewrite: every page read, half rewritten as zeroes and half as the next generation, verified" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^rewritten_zero=1024$" "$1" && grep -q "^rewritten_data=1024$" "$1" &&
+	       grep -q "^corrupt_reread=0$" "$1" && grep -q "^corrupt_final=0$" "$1" &&
+	       grep -q "^pages_verified=4096$" "$1" && grep -q "^result=pass$" "$1"' $rc "$T/out"
 run "$SP" fork --pageout none
 check "scprobe fork: child and parent verify, the child's COW copies too" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^child_verified=2048$" "$1" && grep -q "^child_verified_roundtrip=2048$" "$1" &&
