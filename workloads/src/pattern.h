@@ -41,10 +41,16 @@ struct ts_mismatch {
 int ts_pattern_is_zero(uint64_t seed, uint64_t page_index, unsigned zero_pct);
 
 /*
- * Verify that one page is all zeroes: 0 when it is, 1 otherwise (filling
- * *m, expected 0, when m is not NULL).
+ * The pattern in the first @nwords words only, zeroes after them: 0 is a
+ * zero page, TS_PAT_SPARSE_WORDS a page that compresses to a few dozen
+ * bytes and still names its page and generation, TS_PAT_WORDS the whole
+ * pattern (ts_pattern_fill() and ts_pattern_verify()).
  */
-int ts_pattern_verify_zero(const void *page, struct ts_mismatch *m);
+#define TS_PAT_SPARSE_WORDS 8u
+void ts_pattern_fill_words(void *page, uint64_t seed, uint64_t page_index, uint32_t gen,
+			   size_t nwords);
+int ts_pattern_verify_words(const void *page, uint64_t seed, uint64_t page_index,
+			    uint32_t gen, size_t nwords, struct ts_mismatch *m);
 
 /* Fill one page (TS_PAT_WORDS words) with the pattern. */
 void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen);

@@ -137,22 +137,25 @@ static int install_sigbus_handler(void)
 	return sigaction(SIGBUS, &sa, NULL);
 }
 
-/* Fill one page of generation @gen: the pattern, or zeroes (--zero-pct). */
-static void page_fill(const struct ss_config *c, void *page, uint64_t gpage, uint32_t gen)
+/* Words of the pattern in page @gpage: zeroes (--zero-pct), --fill sparse or whole. */
+static size_t page_words(const struct ss_config *c, uint64_t gpage)
 {
 	if (ts_pattern_is_zero(c->seed, gpage, c->zero_pct))
-		memset(page, 0, TS_PAGE_SIZE);
-	else
-		ts_pattern_fill(page, c->seed, gpage, gen);
+		return 0;
+	return c->fill == SS_FILL_SPARSE ? TS_PAT_SPARSE_WORDS : TS_PAT_WORDS;
+}
+
+/* Fill one page of generation @gen. */
+static void page_fill(const struct ss_config *c, void *page, uint64_t gpage, uint32_t gen)
+{
+	ts_pattern_fill_words(page, c->seed, gpage, gen, page_words(c, gpage));
 }
 
 /* Verify one page of generation @gen as page_fill() wrote it: 0 or 1. */
 static int page_verify(const struct ss_config *c, const void *page, uint64_t gpage,
 		       uint32_t gen, struct ts_mismatch *m)
 {
-	if (ts_pattern_is_zero(c->seed, gpage, c->zero_pct))
-		return ts_pattern_verify_zero(page, m);
-	return ts_pattern_verify(page, c->seed, gpage, gen, m);
+	return ts_pattern_verify_words(page, c->seed, gpage, gen, page_words(c, gpage), m);
 }
 
 /* Verify (and maybe rewrite) one mapped page; a SIGBUS returns AR_SIGBUS. */
@@ -1237,6 +1240,7 @@ static void report_run(struct ts_out *o, const struct run_state *s, const struct
 	ts_out_str(o, "pattern", pattern_names[c->pattern]);
 	ts_out_u64(o, "passes", c->passes);
 	ts_out_u64(o, "write_pct", c->write_pct);
+	ts_out_str(o, "fill", c->fill == SS_FILL_SPARSE ? "sparse" : "pattern");
 	ts_out_u64(o, "zero_pct", c->zero_pct);
 	ts_out_u64(o, "zero_pages", count_zero_pages(c));
 	ts_out_str(o, "pageout", pageout_names[c->pageout]);

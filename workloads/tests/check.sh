@@ -48,7 +48,7 @@ for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
 done
 for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b" \
-	"--zero-pct 101" "--zero-pct x"; do
+	"--zero-pct 101" "--zero-pct x" "--fill dense"; do
 	# shellcheck disable=SC2086
 	run "$SS" $args
 	check "swapstress $args: exit 2, one-line message" \
@@ -88,6 +88,9 @@ for args in "--mem anon --pattern random --passes 2 --write-pct 100" \
 		sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ] && [ "$2" -ge 1024 ] && [ "$3" -ge 250 ] && [ "$3" -le 370 ]' \
 		$rc "$(kv "$T/out" corrupt)" "$(kv "$T/out" pages_verified)" "${z:-0}"
 done
+run "$SS" --size 4M --pageout none --fill sparse --zero-pct 10 --write-pct 100 --passes 2 --pattern random
+check "swapstress --fill sparse --zero-pct 10: every page verified" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^corrupt=0$" "$1" && grep -q "^fill=sparse$" "$1"' $rc "$T/out"
 run "$SS" --size 4M --pageout none --zero-pct 0
 check "swapstress without --zero-pct: zero_pages=0" sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ]' $rc "$(kv "$T/out" zero_pages)"
 run "$SS" --size 4M --pageout none --zero-pct 100 --inject-corrupt 5
