@@ -4,7 +4,7 @@
  *
  *   scprobe fork|split|migrate|mincore|rewrite|drain [--size 8M]
  *           [--mem anon|shmem|shared] [--thp never|always|default] [--memcg DIR]
- *           [--pageout madvise|none] [--hold] [--stop] [--seed S]
+ *           [--pageout madvise|none] [--hold] [--stop] [--stop-reread] [--seed S]
  *
  * fork     private anon paged out, then fork: the child's PTEs hold the same
  *          swap entries (swap count 2); child and parent verify at once, the
@@ -27,7 +27,9 @@
  *          fault: even pages with zeroes, odd ones with the next generation;
  *          paged out again, drained (--stop: then SIGSTOP, for a test to
  *          read the devices), read back: every page must be the new data,
- *          never the slot's stale copy.
+ *          never the slot's stale copy. --stop-reread stops once the pages
+ *          were read back, before the rewrite (their folios then sit in
+ *          the swap cache holding their slots, for a test to move them).
  * drain    no region: reclaim the memcg --memcg DIR until its memory.stat
  *          swapcached is 0 (for another program's pages, e.g. swapstress
  *          stopped after its pageout); exit 1 when it is not.
@@ -72,13 +74,14 @@ struct cfg {
 	bool pageout;
 	bool hold;
 	bool stop;
+	bool stop_reread;
 	uint64_t seed;
 };
 
 static const char usage[] =
 	"usage: scprobe fork|split|migrate|mincore|rewrite|drain [--size 8M]\n"
 	"               [--mem anon|shmem|shared] [--thp never|always|default] [--memcg DIR]\n"
-	"               [--pageout madvise|none] [--hold] [--stop] [--seed S]\n"
+	"               [--pageout madvise|none] [--hold] [--stop] [--stop-reread] [--seed S]\n"
 	"Swap cache semantics probes; see docs/swap-cache-tests.md.\n";
 
 static struct ts_out out;
@@ -570,6 +573,10 @@ static int scen_rewrite(void)
 	kv("corrupt_reread", verify("reread"));
 	kv("reread_pswpin", sc_vmstat("pswpin") - pin);
 	census("reread", 0, 0, N);
+	if (C.stop_reread) {
+		fflush(stdout);
+		raise(SIGSTOP);
+	}
 	/* in place, with no fault: dirty PTEs of folios that still have slots */
 	for (uint64_t i = 0; i < N; i++) {
 		gen[i] = i % 2 ? gen[i] + 1 : SC_GEN_ZERO;
@@ -604,6 +611,7 @@ static int parse(int argc, char **argv)
 		{ "pageout", required_argument, NULL, 'p' },
 		{ "hold", no_argument, NULL, 'H' },
 		{ "stop", no_argument, NULL, 'T' },
+		{ "stop-reread", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -650,6 +658,9 @@ static int parse(int argc, char **argv)
 			break;
 		case 'T':
 			C.stop = true;
+			break;
+		case 'R':
+			C.stop_reread = true;
 			break;
 		case 'S':
 			if (ts_parse_uint(optarg, 0, UINT64_MAX, &C.seed)) {

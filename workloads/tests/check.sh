@@ -208,7 +208,7 @@ check "usemem random access and punch holes" \
 
 # ---- scprobe, swaprace (no swap here: --pageout none, --reclaim none)
 for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore" \
-	"rewrite --mem shmem" "rewrite --stop=1"; do
+	"rewrite --mem shmem" "rewrite --stop=1" "rewrite --stop-reread=1"; do
 	# shellcheck disable=SC2086
 	run "$SP" $args
 	check "scprobe $args: exit 2, one-line message" \
@@ -220,6 +220,20 @@ for args in "" "--mode fork --workers 1" "--mode threads --reclaim memcg" "--mod
 	check "swaprace $args: exit 2, one-line message" \
 		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
 done
+# --stop-reread: stopped after the read back, the rewrite after SIGCONT
+"$SP" rewrite --pageout none --stop-reread >"$T/out" 2>"$T/err" &
+pid=$!
+stopped=no
+for _ in $(seq 1 100); do
+	grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null && { stopped=yes; break; }
+	sleep 0.05
+done
+kill -CONT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "scprobe rewrite --stop-reread: stops after the read back, verifies after SIGCONT" \
+	sh -c '[ $0 = yes ] && [ $1 -eq 0 ] && grep -q "^corrupt_final=0$" "$2" && grep -q "^reread_present=" "$2"' \
+	$stopped $rc "$T/out"
 run "$SP" rewrite --pageout none
 check "scprobe rewrite: every page read, half rewritten as zeroes and half as the next generation, verified" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^rewritten_zero=1024$" "$1" && grep -q "^rewritten_data=1024$" "$1" &&
