@@ -25,35 +25,58 @@ uint64_t ts_pattern_word(uint64_t seed, uint64_t page_index, uint32_t gen, size_
 	return pattern_base(seed, page_index, gen) + (uint64_t)word * TS_PAT_STEP;
 }
 
-void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen)
+void ts_pattern_fill_words(void *page, uint64_t seed, uint64_t page_index, uint32_t gen,
+			   size_t nwords)
 {
 	uint64_t *w = page;
 	uint64_t base = pattern_base(seed, page_index, gen);
-
-	w[0] = word0(page_index);
-	w[1] = word1(seed, gen);
-	for (size_t i = 2; i < TS_PAT_WORDS; i++)
-		w[i] = base + (uint64_t)i * TS_PAT_STEP;
-}
-
-int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
-		      uint32_t gen, struct ts_mismatch *m)
-{
-	const volatile uint64_t *w = page;
-	uint64_t base = pattern_base(seed, page_index, gen);
-	uint64_t diff = (w[0] ^ word0(page_index)) | (w[1] ^ word1(seed, gen));
 	size_t i;
 
+	if (nwords > TS_PAT_WORDS)
+		nwords = TS_PAT_WORDS;
+	for (i = 0; i < nwords && i < 2; i++)
+		w[i] = i ? word1(seed, gen) : word0(page_index);
+	for (; i < nwords; i++)
+		w[i] = base + (uint64_t)i * TS_PAT_STEP;
+	for (; i < TS_PAT_WORDS; i++)
+		w[i] = 0;
+}
+
+void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen)
+{
+	ts_pattern_fill_words(page, seed, page_index, gen, TS_PAT_WORDS);
+}
+
+int ts_pattern_is_zero(uint64_t seed, uint64_t page_index, unsigned zero_pct)
+{
+	if (!zero_pct)
+		return 0;
+	return ts_mix64(ts_mix64(seed ^ 0x2e60ull) ^ page_index) % 100 < zero_pct;
+}
+
+int ts_pattern_verify_words(const void *page, uint64_t seed, uint64_t page_index,
+			    uint32_t gen, size_t nwords, struct ts_mismatch *m)
+{
+	const volatile uint64_t *w = page;
+	uint64_t base = pattern_base(seed, page_index, gen), diff = 0, exp;
+	size_t i;
+
+	if (nwords > TS_PAT_WORDS)
+		nwords = TS_PAT_WORDS;
 	/* Fast path: accumulate differences, locate only on failure. */
-	for (i = 2; i < TS_PAT_WORDS; i++)
+	for (i = 0; i < nwords && i < 2; i++)
+		diff |= w[i] ^ (i ? word1(seed, gen) : word0(page_index));
+	for (; i < nwords; i++)
 		diff |= w[i] ^ (base + (uint64_t)i * TS_PAT_STEP);
+	for (; i < TS_PAT_WORDS; i++)
+		diff |= w[i];
 	if (!diff)
 		return 0;
 	if (!m)
 		return 1;
 
 	for (i = 0; i < TS_PAT_WORDS; i++) {
-		uint64_t exp = ts_pattern_word(seed, page_index, gen, i);
+		exp = i < nwords ? ts_pattern_word(seed, page_index, gen, i) : 0;
 		if (w[i] != exp) {
 			m->offset = i * sizeof(uint64_t);
 			m->expected = exp;
@@ -72,4 +95,10 @@ int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
 		}
 	}
 	return 1;
+}
+
+int ts_pattern_verify(const void *page, uint64_t seed, uint64_t page_index,
+		      uint32_t gen, struct ts_mismatch *m)
+{
+	return ts_pattern_verify_words(page, seed, page_index, gen, TS_PAT_WORDS, m);
 }

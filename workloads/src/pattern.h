@@ -33,6 +33,25 @@ struct ts_mismatch {
 	int found_zero;         /* the whole page reads as zero */
 };
 
+/*
+ * Whether page @page_index is one of the about @zero_pct percent of pages
+ * that hold zeroes instead of the pattern (swapstress --zero-pct): chosen
+ * from the seed, the same in every generation. 0 never, 100 always.
+ */
+int ts_pattern_is_zero(uint64_t seed, uint64_t page_index, unsigned zero_pct);
+
+/*
+ * The pattern in the first @nwords words only, zeroes after them: 0 is a
+ * zero page, TS_PAT_SPARSE_WORDS a page that compresses to a few dozen
+ * bytes and still names its page and generation, TS_PAT_WORDS the whole
+ * pattern (ts_pattern_fill() and ts_pattern_verify()).
+ */
+#define TS_PAT_SPARSE_WORDS 8u
+void ts_pattern_fill_words(void *page, uint64_t seed, uint64_t page_index, uint32_t gen,
+			   size_t nwords);
+int ts_pattern_verify_words(const void *page, uint64_t seed, uint64_t page_index,
+			    uint32_t gen, size_t nwords, struct ts_mismatch *m);
+
 /* Fill one page (TS_PAT_WORDS words) with the pattern. */
 void ts_pattern_fill(void *page, uint64_t seed, uint64_t page_index, uint32_t gen);
 

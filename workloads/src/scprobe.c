@@ -2,9 +2,9 @@
  * scprobe: swap cache semantics probes, one scenario per run, every page
  * verified (pattern.h). See docs/swap-cache-tests.md.
  *
- *   scprobe fork|split|migrate|mincore|drain [--size 8M] [--mem anon|shmem|shared]
- *           [--thp never|always|default] [--memcg DIR] [--pageout madvise|none]
- *           [--hold] [--seed S]
+ *   scprobe fork|split|migrate|mincore|rewrite|drain [--size 8M]
+ *           [--mem anon|shmem|shared] [--thp never|always|default] [--memcg DIR]
+ *           [--pageout madvise|none] [--hold] [--stop] [--stop-reread] [--seed S]
  *
  * fork     private anon paged out, then fork: the child's PTEs hold the same
  *          swap entries (swap count 2); child and parent verify at once, the
@@ -21,6 +21,15 @@
  *          move_pages(2); verify, round trip, verify.
  * mincore  mincore(2) after pageout, after draining the swap cache, after a
  *          re-read (anon or shmem).
+ * rewrite  anon paged out, the swap cache drained, every page read back (on
+ *          an asynchronous device the folios stay in the swap cache with
+ *          their slots, mapped writable), then rewritten in place with no
+ *          fault: even pages with zeroes, odd ones with the next generation;
+ *          paged out again, drained (--stop: then SIGSTOP, for a test to
+ *          read the devices), read back: every page must be the new data,
+ *          never the slot's stale copy. --stop-reread stops once the pages
+ *          were read back, before the rewrite (their folios then sit in
+ *          the swap cache holding their slots, for a test to move them).
  * drain    no region: reclaim the memcg --memcg DIR until its memory.stat
  *          swapcached is 0 (for another program's pages, e.g. swapstress
  *          stopped after its pageout); exit 1 when it is not.
@@ -54,7 +63,7 @@
 #define MADV_PAGEOUT 21
 #endif
 
-enum scen { SCEN_FORK, SCEN_SPLIT, SCEN_MIGRATE, SCEN_MINCORE, SCEN_DRAIN };
+enum scen { SCEN_FORK, SCEN_SPLIT, SCEN_MIGRATE, SCEN_MINCORE, SCEN_REWRITE, SCEN_DRAIN };
 
 struct cfg {
 	enum scen scen;
@@ -64,13 +73,15 @@ struct cfg {
 	const char *memcg;
 	bool pageout;
 	bool hold;
+	bool stop;
+	bool stop_reread;
 	uint64_t seed;
 };
 
 static const char usage[] =
-	"usage: scprobe fork|split|migrate|mincore|drain [--size 8M] [--mem anon|shmem|shared]\n"
-	"               [--thp never|always|default] [--memcg DIR] [--pageout madvise|none]\n"
-	"               [--hold] [--seed S]\n"
+	"usage: scprobe fork|split|migrate|mincore|rewrite|drain [--size 8M]\n"
+	"               [--mem anon|shmem|shared] [--thp never|always|default] [--memcg DIR]\n"
+	"               [--pageout madvise|none] [--hold] [--stop] [--stop-reread] [--seed S]\n"
 	"Swap cache semantics probes; see docs/swap-cache-tests.md.\n";
 
 static struct ts_out out;
@@ -548,6 +559,48 @@ static int scen_mincore(void)
 	return TS_EXIT_OK;
 }
 
+/* ---- rewrite ---- */
+
+static int scen_rewrite(void)
+{
+	uint64_t pin, pout0 = sc_vmstat("pswpout"), zero0 = sc_vmstat("swpout_zero");
+
+	pageout();
+	drain("drain_left");
+	kv("swapped_after_pageout", swapped_now());
+	/* read faults: through the swap cache, the slot kept, PTE writable */
+	pin = sc_vmstat("pswpin");
+	kv("corrupt_reread", verify("reread"));
+	kv("reread_pswpin", sc_vmstat("pswpin") - pin);
+	census("reread", 0, 0, N);
+	if (C.stop_reread) {
+		fflush(stdout);
+		raise(SIGSTOP);
+	}
+	/* in place, with no fault: dirty PTEs of folios that still have slots */
+	for (uint64_t i = 0; i < N; i++) {
+		gen[i] = i % 2 ? gen[i] + 1 : SC_GEN_ZERO;
+		if (gen[i] == SC_GEN_ZERO)
+			memset(M.base + i * TS_PAGE_SIZE, 0, TS_PAGE_SIZE);
+	}
+	sc_fill(M.base, N, C.seed, gen);
+	kv("rewritten_zero", (N + 1) / 2);
+	kv("rewritten_data", N / 2);
+	pageout();
+	drain("rewrite_drain_left");
+	kv("swapped_after_rewrite", swapped_now());
+	kv("pswpout", sc_vmstat("pswpout") - pout0);
+	kv("swpout_zero", sc_vmstat("swpout_zero") - zero0);
+	if (C.stop) {
+		fflush(stdout);
+		raise(SIGSTOP);
+	}
+	pin = sc_vmstat("pswpin");
+	kv("corrupt_final", verify("final"));
+	kv("final_pswpin", sc_vmstat("pswpin") - pin);
+	return TS_EXIT_OK;
+}
+
 static int parse(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -557,11 +610,13 @@ static int parse(int argc, char **argv)
 		{ "memcg", required_argument, NULL, 'c' },
 		{ "pageout", required_argument, NULL, 'p' },
 		{ "hold", no_argument, NULL, 'H' },
+		{ "stop", no_argument, NULL, 'T' },
+		{ "stop-reread", no_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static const char *const scen[] = { "fork", "split", "migrate", "mincore", "drain" };
+	static const char *const scen[] = { "fork", "split", "migrate", "mincore", "rewrite", "drain" };
 	int o, i;
 
 	C.size = 8u << 20;
@@ -601,6 +656,12 @@ static int parse(int argc, char **argv)
 		case 'H':
 			C.hold = true;
 			break;
+		case 'T':
+			C.stop = true;
+			break;
+		case 'R':
+			C.stop_reread = true;
+			break;
 		case 'S':
 			if (ts_parse_uint(optarg, 0, UINT64_MAX, &C.seed)) {
 				fprintf(stderr, "scprobe: bad --seed\n");
@@ -615,13 +676,13 @@ static int parse(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "scprobe: one scenario: fork, split, migrate, mincore or drain\n");
+		fprintf(stderr, "scprobe: one scenario: fork, split, migrate, mincore, rewrite or drain\n");
 		return -1;
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		if (!strcmp(argv[optind], scen[i]))
 			break;
-	if (i == 5) {
+	if (i == 6) {
 		fprintf(stderr, "scprobe: unknown scenario '%s'\n", argv[optind]);
 		return -1;
 	}
@@ -639,7 +700,7 @@ static int parse(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const char *const scen[] = { "fork", "split", "migrate", "mincore", "drain" };
+	static const char *const scen[] = { "fork", "split", "migrate", "mincore", "rewrite", "drain" };
 	static const char *const mem[] = { "anon", "shmem", "shared" };
 	char err[200];
 	int r, rc;
@@ -675,6 +736,7 @@ int main(int argc, char **argv)
 	case SCEN_FORK: rc = scen_fork(); break;
 	case SCEN_SPLIT: rc = scen_split(); break;
 	case SCEN_MIGRATE: rc = scen_migrate(); break;
+	case SCEN_REWRITE: rc = scen_rewrite(); break;
 	default: rc = scen_mincore(); break;
 	}
 	kv("pages_verified", verified);

@@ -22,6 +22,10 @@ const char ss_usage[] =
 "  --zipf-s S                Zipf exponent for --pattern zipf (default 1.0)\n"
 "  --passes N                access passes after pageout (default 1)\n"
 "  --write-pct PCT           share of accesses that rewrite the page, next generation (default 25)\n"
+"  --zero-pct PCT            share of pages (chosen by the seed) that hold zeroes, written and\n"
+"                            verified as zeroes in every generation (default 0)\n"
+"  --fill pattern|sparse     the whole pattern in every page, or its first 8 words and zeroes\n"
+"                            (compresses to a few dozen bytes: zswap, zram) (default pattern)\n"
 "  --pageout none|madvise|memcg  MADV_PAGEOUT after filling, or run in a memcg (default madvise)\n"
 "  --memcg-max SIZE          memory.max of the memcg (default size/2)\n"
 "  --memcg-swap-max SIZE|max memory.swap.max of the memcg (default: not set)\n"
@@ -143,7 +147,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			"--thp", "--pattern", "--zipf-s", "--passes", "--write-pct",
 			"--pageout", "--memcg-max", "--memcg-swap-max", "--memcg-name",
 			"--cgroup-root", "--pagemap", "--seed", "--max-reports",
-			"--inject-corrupt", "--inject-truncate",
+			"--inject-corrupt", "--inject-truncate", "--zero-pct", "--fill",
 		};
 		int o = pick(name, valued, (int)(sizeof(valued) / sizeof(valued[0])));
 		if (o < 0) {
@@ -241,6 +245,12 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			else
 				c->inject_truncate = (int64_t)u;
 			break;
+		case 21:
+			if (ts_parse_uint(val, 0, 100, &u))
+				goto bad_value;
+			c->zero_pct = (unsigned)u;
+			break;
+		case 22: CHOICE(c->fill, enum ss_fill, "pattern", "sparse"); break;
 		}
 		continue;
 bad_value:

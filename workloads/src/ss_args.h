@@ -12,6 +12,7 @@ enum ss_access { SS_ACCESS_MMAP, SS_ACCESS_READ };
 enum ss_thp { SS_THP_DEFAULT, SS_THP_NEVER, SS_THP_ALWAYS };
 enum ss_pattern { SS_PAT_SEQ, SS_PAT_RANDOM, SS_PAT_ZIPF };
 enum ss_pageout { SS_PAGEOUT_NONE, SS_PAGEOUT_MADVISE, SS_PAGEOUT_MEMCG };
+enum ss_fill { SS_FILL_PATTERN, SS_FILL_SPARSE };
 
 struct ss_config {
 	enum ss_mode mode;
@@ -25,6 +26,8 @@ struct ss_config {
 	double zipf_s;
 	unsigned passes;
 	unsigned write_pct;
+	unsigned zero_pct;      /* share of pages that hold zeroes */
+	enum ss_fill fill;      /* the whole pattern, or its first words only */
 	enum ss_pageout pageout;
 	uint64_t memcg_max;     /* 0: default size/2 */
 	int64_t memcg_swap_max; /* -1: leave alone */

@@ -137,20 +137,41 @@ static int install_sigbus_handler(void)
 	return sigaction(SIGBUS, &sa, NULL);
 }
 
+/* Words of the pattern in page @gpage: zeroes (--zero-pct), --fill sparse or whole. */
+static size_t page_words(const struct ss_config *c, uint64_t gpage)
+{
+	if (ts_pattern_is_zero(c->seed, gpage, c->zero_pct))
+		return 0;
+	return c->fill == SS_FILL_SPARSE ? TS_PAT_SPARSE_WORDS : TS_PAT_WORDS;
+}
+
+/* Fill one page of generation @gen. */
+static void page_fill(const struct ss_config *c, void *page, uint64_t gpage, uint32_t gen)
+{
+	ts_pattern_fill_words(page, c->seed, gpage, gen, page_words(c, gpage));
+}
+
+/* Verify one page of generation @gen as page_fill() wrote it: 0 or 1. */
+static int page_verify(const struct ss_config *c, const void *page, uint64_t gpage,
+		       uint32_t gen, struct ts_mismatch *m)
+{
+	return ts_pattern_verify_words(page, c->seed, gpage, gen, page_words(c, gpage), m);
+}
+
 /* Verify (and maybe rewrite) one mapped page; a SIGBUS returns AR_SIGBUS. */
 static int __attribute__((noinline))
-guarded_mmap_access(char *page, uint64_t seed, uint64_t gpage, uint32_t gen,
+guarded_mmap_access(const struct ss_config *c, char *page, uint64_t gpage, uint32_t gen,
 		    int write, struct ts_mismatch *m)
 {
 	tl_armed = 1;
 	if (sigsetjmp(tl_jb, 0))
 		return AR_SIGBUS;
-	if (ts_pattern_verify(page, seed, gpage, gen, m)) {
+	if (page_verify(c, page, gpage, gen, m)) {
 		tl_armed = 0;
 		return AR_CORRUPT;
 	}
 	if (write)
-		ts_pattern_fill(page, seed, gpage, gen + 1);
+		page_fill(c, page, gpage, gen + 1);
 	tl_armed = 0;
 	return AR_OK;
 }
@@ -330,17 +351,17 @@ static int access_page(struct thread *t, uint64_t local, int write)
 
 	memset(&m, 0, sizeof(m));
 	if (c->access == SS_ACCESS_MMAP) {
-		r = guarded_mmap_access(p->base + local * TS_PAGE_SIZE, c->seed, gpage,
+		r = guarded_mmap_access(c, p->base + local * TS_PAGE_SIZE, gpage,
 					p->gen[local], write, &m);
 	} else {
 		if (pread_page(p->fd, t->buf, local, &err_no)) {
 			r = AR_EIO;
-		} else if (ts_pattern_verify(t->buf, c->seed, gpage, p->gen[local], &m)) {
+		} else if (page_verify(c, t->buf, gpage, p->gen[local], &m)) {
 			r = AR_CORRUPT;
 		} else {
 			r = AR_OK;
 			if (write) {
-				ts_pattern_fill(t->buf, c->seed, gpage, p->gen[local] + 1);
+				page_fill(c, t->buf, gpage, p->gen[local] + 1);
 				if (pwrite_page(p->fd, t->buf, local, &err_no))
 					r = AR_EIO;
 			}
@@ -372,10 +393,10 @@ static void *fill_thread(void *arg)
 	for (uint64_t i = t->lo; i < t->hi && !t->err; i++) {
 		uint64_t gpage = p->first_page + i;
 		if (c->access == SS_ACCESS_MMAP) {
-			ts_pattern_fill(p->base + i * TS_PAGE_SIZE, c->seed, gpage, 0);
+			page_fill(c, p->base + i * TS_PAGE_SIZE, gpage, 0);
 		} else {
 			int e = 0;
-			ts_pattern_fill(t->buf, c->seed, gpage, 0);
+			page_fill(c, t->buf, gpage, 0);
 			if (pwrite_page(p->fd, t->buf, i, &e)) {
 				t->err = e;
 				snprintf(t->error, sizeof(t->error), "pwrite memfd: %s", strerror(e));
@@ -1193,6 +1214,16 @@ static void run_add_up(struct run_state *s, struct run_totals *t)
 	}
 }
 
+/* How many of the run's pages hold zeroes (--zero-pct). */
+static uint64_t count_zero_pages(const struct ss_config *c)
+{
+	uint64_t i, n = 0, pages = c->size / TS_PAGE_SIZE;
+
+	for (i = 0; c->zero_pct && i < pages; i++)
+		n += (uint64_t)ts_pattern_is_zero(c->seed, i, c->zero_pct);
+	return n;
+}
+
 /* The configuration, the fill and pageout, and the mode's timings. */
 static void report_run(struct ts_out *o, const struct run_state *s, const struct run_totals *t)
 {
@@ -1209,6 +1240,9 @@ static void report_run(struct ts_out *o, const struct run_state *s, const struct
 	ts_out_str(o, "pattern", pattern_names[c->pattern]);
 	ts_out_u64(o, "passes", c->passes);
 	ts_out_u64(o, "write_pct", c->write_pct);
+	ts_out_str(o, "fill", c->fill == SS_FILL_SPARSE ? "sparse" : "pattern");
+	ts_out_u64(o, "zero_pct", c->zero_pct);
+	ts_out_u64(o, "zero_pages", count_zero_pages(c));
 	ts_out_str(o, "pageout", pageout_names[c->pageout]);
 	if (s->use_memcg) {
 		ts_out_str(o, "memcg", s->cg.path);

@@ -47,7 +47,8 @@ for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
 	check "$(basename "$p") --help exits 0 with usage" \
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
 done
-for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b"; do
+for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b" \
+	"--zero-pct 101" "--zero-pct x" "--fill dense"; do
 	# shellcheck disable=SC2086
 	run "$SS" $args
 	check "swapstress $args: exit 2, one-line message" \
@@ -76,6 +77,26 @@ for args in "--mem anon --pattern seq" \
 		dump
 	fi
 done
+
+# ---- --zero-pct: a seeded share of the pages holds zeroes in every generation
+for args in "--mem anon --pattern random --passes 2 --write-pct 100" \
+	"--mem shmem --access read --pattern zipf --threads 2 --write-pct 50"; do
+	# shellcheck disable=SC2086
+	run "$SS" --size 4M --pageout none --zero-pct 30 $args
+	z=$(kv "$T/out" zero_pages)
+	check "swapstress --zero-pct 30 $args: every page verified, ${z:-?} of 1024 pages zero" \
+		sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ] && [ "$2" -ge 1024 ] && [ "$3" -ge 250 ] && [ "$3" -le 370 ]' \
+		$rc "$(kv "$T/out" corrupt)" "$(kv "$T/out" pages_verified)" "${z:-0}"
+done
+run "$SS" --size 4M --pageout none --fill sparse --zero-pct 10 --write-pct 100 --passes 2 --pattern random
+check "swapstress --fill sparse --zero-pct 10: every page verified" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^corrupt=0$" "$1" && grep -q "^fill=sparse$" "$1"' $rc "$T/out"
+run "$SS" --size 4M --pageout none --zero-pct 0
+check "swapstress without --zero-pct: zero_pages=0" sh -c '[ $0 -eq 0 ] && [ "$1" = 0 ]' $rc "$(kv "$T/out" zero_pages)"
+run "$SS" --size 4M --pageout none --zero-pct 100 --inject-corrupt 5
+check "--zero-pct 100: a byte flipped in zero page 5 is reported (exit 1, expected 0)" \
+	sh -c '[ $0 -eq 1 ] && grep -q "^corrupt_pages=5$" "$1" && grep -q "^zero_pages=1024$" "$1" &&
+	       grep "^# CORRUPT" "$1" | grep -q "expected=0x0* "' $rc "$T/out"
 
 run "$SS" --size 4M --pageout none --mode swapin-timer --mem shmem
 check "swapstress swapin-timer (no pageout) reports swapin_ms and verifies" \
@@ -186,7 +207,8 @@ check "usemem random access and punch holes" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^punch holes done$" "$1"' $rc "$T/out"
 
 # ---- scprobe, swaprace (no swap here: --pageout none, --reclaim none)
-for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore"; do
+for args in "split --mem shmem" "fork --size 3M" "bogus" "mincore --thp sometimes" "mincore --mem file" "" "fork mincore" \
+	"rewrite --mem shmem" "rewrite --stop=1" "rewrite --stop-reread=1"; do
 	# shellcheck disable=SC2086
 	run "$SP" $args
 	check "scprobe $args: exit 2, one-line message" \
@@ -198,6 +220,25 @@ for args in "" "--mode fork --workers 1" "--mode threads --reclaim memcg" "--mod
 	check "swaprace $args: exit 2, one-line message" \
 		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
 done
+# --stop-reread: stopped after the read back, the rewrite after SIGCONT
+"$SP" rewrite --pageout none --stop-reread >"$T/out" 2>"$T/err" &
+pid=$!
+stopped=no
+for _ in $(seq 1 100); do
+	grep -q '^State:[[:space:]]*T' "/proc/$pid/status" 2>/dev/null && { stopped=yes; break; }
+	sleep 0.05
+done
+kill -CONT $pid 2>/dev/null
+wait $pid
+rc=$?
+check "scprobe rewrite --stop-reread: stops after the read back, verifies after SIGCONT" \
+	sh -c '[ $0 = yes ] && [ $1 -eq 0 ] && grep -q "^corrupt_final=0$" "$2" && grep -q "^reread_present=" "$2"' \
+	$stopped $rc "$T/out"
+run "$SP" rewrite --pageout none
+check "scprobe rewrite: every page read, half rewritten as zeroes and half as the next generation, verified" \
+	sh -c '[ $0 -eq 0 ] && grep -q "^rewritten_zero=1024$" "$1" && grep -q "^rewritten_data=1024$" "$1" &&
+	       grep -q "^corrupt_reread=0$" "$1" && grep -q "^corrupt_final=0$" "$1" &&
+	       grep -q "^pages_verified=4096$" "$1" && grep -q "^result=pass$" "$1"' $rc "$T/out"
 run "$SP" fork --pageout none
 check "scprobe fork: child and parent verify, the child's COW copies too" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^child_verified=2048$" "$1" && grep -q "^child_verified_roundtrip=2048$" "$1" &&

@@ -112,6 +112,47 @@ static void test_pattern(struct ts_tap *t)
 	ts_pattern_fill(other, 43, 1234, 7);
 	TS_TAP_OK(t, ts_pattern_verify(other, 42, 1234, 7, &m), "data written with another seed is caught");
 
+	/* --zero-pct: which pages hold zeroes, and their verification */
+	{
+		unsigned n0 = 0, n30 = 0, n100 = 0, same = 1;
+
+		for (uint64_t pg = 0; pg < 10000; pg++) {
+			n0 += (unsigned)ts_pattern_is_zero(5, pg, 0);
+			n30 += (unsigned)ts_pattern_is_zero(5, pg, 30);
+			n100 += (unsigned)ts_pattern_is_zero(5, pg, 100);
+			same &= ts_pattern_is_zero(5, pg, 30) == ts_pattern_is_zero(5, pg, 30);
+		}
+		printf("# zero pages of 10000: 0%% %u, 30%% %u, 100%% %u\n", n0, n30, n100);
+		TS_TAP_OK(t, n0 == 0 && n100 == 10000 && n30 > 2800 && n30 < 3200 && same,
+			  "ts_pattern_is_zero: none at 0%%, all at 100%%, 28-32%% of 10000 pages at 30%%, stable");
+	}
+	memset(other, 0, 4096);
+	TS_TAP_OK(t, !ts_pattern_verify_words(other, 42, 1234, 7, 0, &m), "a zero page verifies as zero");
+	((unsigned char *)other)[100] = 1;
+	memset(&m, 0, sizeof(m));
+	TS_TAP_OK(t, ts_pattern_verify_words(other, 42, 1234, 7, 0, &m) && m.offset == 96 && m.expected == 0 &&
+		  m.found == (1ull << 32) && !m.found_zero,
+		  "a byte set in a zero page is reported with its offset (96) and word");
+	ts_pattern_fill(other, 42, 1234, 7);
+	TS_TAP_OK(t, ts_pattern_verify_words(other, 42, 1234, 7, 0, &m) && m.offset == 0 && m.found_has_magic &&
+		  m.found_page == 1234,
+		  "a pattern page where zeroes were expected is caught and named");
+
+	/* sparse pages: the first words of the pattern, zeroes after */
+	ts_pattern_fill_words(other, 42, 1234, 7, TS_PAT_SPARSE_WORDS);
+	TS_TAP_OK(t, !ts_pattern_verify_words(other, 42, 1234, 7, TS_PAT_SPARSE_WORDS, &m) &&
+		  other[TS_PAT_SPARSE_WORDS - 1] == ts_pattern_word(42, 1234, 7, TS_PAT_SPARSE_WORDS - 1) &&
+		  !other[TS_PAT_SPARSE_WORDS] && !other[511],
+		  "a sparse page holds the first words of the pattern and zeroes, and verifies");
+	other[300] = 1;
+	TS_TAP_OK(t, ts_pattern_verify_words(other, 42, 1234, 7, TS_PAT_SPARSE_WORDS, &m) &&
+		  m.offset == 2400 && m.expected == 0 && m.found == 1,
+		  "a word set in a sparse page's zeroes is caught at its offset");
+	ts_pattern_fill(other, 42, 1234, 7);
+	TS_TAP_OK(t, ts_pattern_verify_words(other, 42, 1234, 7, TS_PAT_SPARSE_WORDS, &m) &&
+		  m.offset == TS_PAT_SPARSE_WORDS * 8,
+		  "a whole pattern page where a sparse one was expected is caught");
+
 	/* a page shifted by one word (misaligned copy) */
 	ts_pattern_fill(page, 42, 1234, 7);
 	memmove(other, (char *)page + 8, 4096 - 8);
