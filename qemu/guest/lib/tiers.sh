@@ -32,11 +32,12 @@
 # device: once enabled it stays latched for the boot, so tests that use it
 # run in a boot of their own.
 #
-# "vswap[:SIZE]" puts a virtual swap device (mm-patches 0013+,
+# "vswap[:SIZE][:lazy=0|1]" puts a virtual swap device (mm-patches 0013+,
 # docs/vswap.md) over the other devices: each becomes one of its tiers
 # (/sys/kernel/mm/vswap/add "DEV prio=P", P 0 when not given) instead of
 # swap of its own, and the virtual device is turned on with SIZE (default:
-# the tiers' slots together). Page tables then hold the virtual device's
+# the tiers' slots together); lazy=1 writes lazy_bind first (a slot gets
+# its tier slot at its first write; tiers_down writes 0 back). Page tables then hold the virtual device's
 # slots: its NAME is vswap (tier_dev: [vswap]); tier_used_kb of a device
 # tier still reads that tier's usage.
 #
@@ -67,6 +68,19 @@ vs_try() { tierblk_try_file "$VSWAP_SYS/$1" "$2"; }
 
 # vswap_stat KEY: the value of KEY in $VSWAP_SYS/stats
 vswap_stat() { awk -v k="$1" '$1 == k { print $2 }' "$VSWAP_SYS/stats"; }
+
+# vswap_fail_bind PCT: PCT% of the binds of an unbound slot at its write
+# fail as if no tier had room (debugfs vswap/fail_bind, mm-patches 0024,
+# CONFIG_FAULT_INJECTION_DEBUG_FS); 1 without it. vswap_fail_bind_off: none.
+VSWAP_FAIL_BIND=${VSWAP_FAIL_BIND:-/sys/kernel/debug/vswap/fail_bind}
+vswap_fail_bind() {
+	[ -w "$VSWAP_FAIL_BIND/probability" ] || return 1
+	echo 0 > "$VSWAP_FAIL_BIND/verbose" && echo 1 > "$VSWAP_FAIL_BIND/interval" &&
+		echo -1 > "$VSWAP_FAIL_BIND/times" && echo "$1" > "$VSWAP_FAIL_BIND/probability"
+}
+vswap_fail_bind_off() {
+	[ ! -w "$VSWAP_FAIL_BIND/probability" ] || echo 0 > "$VSWAP_FAIL_BIND/probability"
+}
 
 # _tiers_num S: S is a decimal number without leading zeros.
 _tiers_num() {
@@ -102,10 +116,10 @@ _tiers_check() {
 		;;
 	vswap)
 		size=${rest%%:*}
+		case "$size" in *=*) size= ;; esac
 		[ -z "$size" ] || _tiers_size "$size" ||
 			{ _tiers_err "$1: size '$size' is not a positive multiple of 4K"; return 1; }
 		rest=${rest#"$size"}
-		[ -z "$rest" ] || { _tiers_err "$1: vswap takes a size only"; return 1; }
 		;;
 	zswap) ;;
 	*) _tiers_err "$1: unknown tier '$kind' (tierblk0..7, nbd, zram, zswap, vswap)"; return 1 ;;
@@ -121,6 +135,8 @@ _tiers_check() {
 		zswap:pool=*) _tiers_num "${opt#pool=}" && [ "${opt#pool=}" -le 100 ] ||
 			{ _tiers_err "$1: pool=PCT, 0..100"; return 1; } ;;
 		zswap:*) _tiers_err "$1: zswap takes pool=PCT only"; return 1 ;;
+		vswap:lazy=[01]) ;;
+		vswap:*) _tiers_err "$1: vswap takes SIZE and lazy=0|1 only"; return 1 ;;
 		*:prio=*) _tiers_num "${opt#prio=}" && [ "${opt#prio=}" -le 32767 ] ||
 			{ _tiers_err "$1: prio=P, 0..32767"; return 1; } ;;
 		tierblk*:sync=[01]) ;;
@@ -227,9 +243,12 @@ _tiers_up_one() {
 		mkswap "$i" >/dev/null && _tiers_swapon "$i" "$prio"
 		;;
 	vswap)
-		[ "$size" != vswap ] ||
-			size=$(awk '{ s += $3 } END { print s "K" }' "$VSWAP_SYS/tiers")
+		case "$size" in vswap | *=*)
+			size=$(awk '{ s += $3 } END { print s "K" }' "$VSWAP_SYS/tiers") ;;
+		esac
 		echo "vswap [vswap]" >> "$TIERS_LIST"
+		i=$(_tiers_opt "$1" lazy)
+		[ -z "$i" ] || echo "$i" > "$VSWAP_SYS/lazy_bind" || return 1
 		echo "$size" > "$VSWAP_SYS/size"
 		;;
 	zswap)
@@ -265,6 +284,8 @@ tiers_down() {
 		rm -f "$TIERS_LIST"
 		return 1
 	fi
+	# off now: lazy_bind back to its default for the next test
+	[ ! -w "$VSWAP_SYS/lazy_bind" ] || echo 0 > "$VSWAP_SYS/lazy_bind"
 	while read -r name dev; do
 		case "$name" in
 		'#') ;;
