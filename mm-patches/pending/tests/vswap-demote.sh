@@ -1,0 +1,249 @@
+#!/bin/sh
+# timeout: 1200
+# suite: full
+# Demotion on the virtual swap device (mm-patches/pending 0030,
+# docs/vswap-plan.md "demotion and promotion"): writing N to a tier's
+# /sys/kernel/mm/vswap/tier<type>/demote moves up to N cold slots to the
+# tiers of lower priority, page tables untouched. tierblk0 16M prio 20,
+# tierblk1 32M prio 10.
+#  1. bad input refused, nothing changed: N of 0, -1, text or above
+#     INT_MAX (EINVAL); the lowest tier (ENOSPC: nowhere below); the
+#     device off (ENODEV); the directory names the tier, its stats 0;
+#  2. cold pages move: 16M of anon through a 4M memcg fills tierblk0;
+#     demote 1024 moves exactly 1024 slots (per-tier and global
+#     counters), tierblk0 down 4M, tierblk1 up 4M; every page verified;
+#  3. the CLOCK (asynchronous tiers, no readahead): pages read back into
+#     the swap cache stay (in memory); once reclaimed clean out of it they
+#     keep their slots with REF set; then 1024 cold pages go out, and
+#     demote 1024 moves the cold ones, not the ones read back: the cold
+#     workload's reads come from tierblk1, the others' from tierblk0;
+#  4. a read error mid-move: one tier slot unreadable (badblocks, forever):
+#     the demotion moves every other slot and makes that one an error
+#     entry (demote_lost_pages 1); the workload sees SIGBUS on exactly one
+#     page, no corrupt page;
+#  5. every write to the tier below fails: demote is EIO, nothing moved,
+#     every page verified from its old copy;
+#  6. demotion during the workload's faults: demote 128 in a loop while
+#     swapstress passes over 12M through a 4M memcg, with one-shot read
+#     faults on tierblk0 under both (a fault the demotion meets is read
+#     again alone and heals; one the workload meets is that page's
+#     SIGBUS): no page corrupt, no slot lost, SIGBUS at most once per
+#     fault fired.
+. /usr/lib/tierswap/lib.sh
+
+V=$VSWAP_SYS
+CG=vswap-demote
+OUT=/tmp/vswap-demote.out
+OUT2=/tmp/vswap-demote.out2
+cluster=$(cat /proc/sys/vm/page-cluster)
+sspid=
+scpid=
+
+vswap_required || exit 0
+
+cleanup() {
+	kill_bg "$sspid"
+	kill_bg "$scpid"
+	tierblk_set 0 badblocks clear 2>/dev/null
+	tier_faults_off tierblk0 2>/dev/null
+	tier_faults_off tierblk1 2>/dev/null
+	memcg_destroy "$CG"
+	echo "$cluster" > /proc/sys/vm/page-cluster
+	tiers_down
+}
+
+# tdir NAME: the tier's directory under $V, by its swap type in $V/tiers
+tdir() { awk -v d="$(tier_dev "$1")" -v v="$V" '$1 == d { print v "/tier" $2 }' "$V/tiers"; }
+tstat() { awk -v k="$2" '$1 == k { print $2 }' "$(tdir "$1")/stats"; }
+pages() { echo $(($(tier_used_kb "$1") / 4)); }
+rbytes() { tierblk_stat "${1#tierblk}" read_bytes; }
+demote() { vs_try "$(tdir "$1" | sed "s|^$V/||")/demote" "$2"; }
+
+plan 25
+trap cleanup EXIT
+diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
+
+tiers_up vswap tierblk0:16M:prio=20:sync=1 tierblk1:32M:prio=10:sync=1 || bail "tiers_up failed"
+D0=$(tdir tierblk0)
+D1=$(tdir tierblk1)
+if [ ! -w "$D0/demote" ]; then
+	for i in $(seq 25); do skip "no $V/tier<type>/demote (mm-patches/pending 0030)"; done
+	exit 0
+fi
+
+# 1. bad input
+check_eq "path names the tier; stats start at 0" "/dev/tierblk0 0 0 0" \
+	"$(cat "$D0/path") $(tstat tierblk0 demoted_out_pages) $(tstat tierblk0 demoted_in_pages) $(tstat tierblk0 demote_lost_pages)"
+check_eq "demote 0, -1, 1x, 2147483648: EINVAL each" "EINVAL EINVAL EINVAL EINVAL" \
+	"$(demote tierblk0 0) $(demote tierblk0 -1) $(demote tierblk0 1x) $(demote tierblk0 2147483648)"
+check_eq "demote on the lowest tier: ENOSPC (no tier below)" ENOSPC "$(demote tierblk1 8)"
+T=$(cat "$V/size")
+echo 0 > "$V/size" || bail "size 0"
+check_eq "demote with the device off: ENODEV; on again" "ENODEV ok" \
+	"$(demote tierblk0 8) $(vs_try size "$T")"
+check_eq "nothing counted by refused writes" "0 0" \
+	"$(tstat tierblk0 demoted_out_pages) $(vswap_stat demoted_pages)"
+
+# 2. cold pages move
+ss_paged_out "$CG" "$OUT" --size 16M --mem anon --thp never --pageout memcg --memcg-max 4M \
+	--seed 11 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+a0=$(pages tierblk0)
+b0=$(pages tierblk1)
+g0=$(vswap_stat demoted_pages)
+r=$(demote tierblk0 1024)
+a1=$(pages tierblk0)
+b1=$(pages tierblk1)
+diag "demote 1024: $r; tierblk0 $a0 -> $a1 pages, tierblk1 $b0 -> $b1"
+check_eq "tierblk0 full before ($a0 of 4095 pages in use)" 1 "$([ "$a0" -ge 4000 ] && echo 1)"
+check_eq "demote 1024: ok, 1024 out of tierblk0, 1024 into tierblk1, demoted_pages +1024" \
+	"ok 1024 1024 1024" \
+	"$r $(tstat tierblk0 demoted_out_pages) $(tstat tierblk1 demoted_in_pages) $(($(vswap_stat demoted_pages) - g0))"
+check_eq "the slots moved: tierblk0 -1024, tierblk1 +1024 pages" "1024 1024" "$((a0 - a1)) $((b1 - b0))"
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "every page verified" "0 0 4096" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+memcg_destroy "$CG"
+
+# 3. the CLOCK: asynchronous tiers keep read pages in the swap cache
+tiers_down || bail "tiers_down"
+tiers_up vswap tierblk0:16M:prio=20:sync=0 tierblk1:32M:prio=10:sync=0 ||
+	bail "tiers_up (asynchronous)"
+D0=$(tdir tierblk0)
+echo 0 > /proc/sys/vm/page-cluster || bail "page-cluster 0"
+memcg_create "$CG" max || bail "memcg $CG"
+in_memcg_bg "$CGROOT/$CG" scprobe rewrite --size 4M --thp never --memcg "$CGROOT/$CG" \
+	--stop-reread > "$OUT2" 2>&1
+scpid=$BGPID
+wait_stopped "$scpid" 300 || bail "scprobe did not stop after its read back: $(cat "$OUT2")"
+sc=$(kv_get "$OUT2" reread_swapcache)
+o0=$(tstat tierblk0 demoted_out_pages)
+r=$(demote tierblk0 4096)
+od=$(($(tstat tierblk0 demoted_out_pages) - o0))
+diag "read back: ${sc:-?} pages in the swap cache; demote 4096: $r, $od moved; tierblk0 $(pages tierblk0) pages"
+# (scprobe's own anonymous pages share the memcg: a few dozen go out too)
+check "pages in the swap cache stay: ${sc:-?} there, $od of tierblk0's slots moved, $(pages tierblk0) left" \
+	sh -c "[ ${sc:-0} -ge 920 ] && [ $od -le 96 ] && [ $(pages tierblk0) -ge 920 ]"
+w0=$(tierblk_stat 0 write_bytes)
+memcg_drain_swapcache "$CGROOT/$CG" >/dev/null || bail "scprobe's pages stay in the swap cache"
+wd=$(($(tierblk_stat 0 write_bytes) - w0))
+p0=$(pages tierblk0)
+check "reclaimed clean out of the swap cache: no write ($wd bytes), the slots kept ($p0 pages)" \
+	sh -c "[ $wd -le $((96 * 4096)) ] && [ $p0 -ge 920 ]"
+swapstress --size 4M --mem anon --thp never --pageout madvise --seed 21 --stop-after-pageout \
+	> "$OUT" 2>&1 &
+sspid=$!
+wait_stopped "$sspid" 300 || bail "swapstress did not stop: $(cat "$OUT")"
+p1=$(pages tierblk0)
+o0=$(tstat tierblk0 demoted_out_pages)
+r=$(demote tierblk0 1024)
+od=$(($(tstat tierblk0 demoted_out_pages) - o0))
+p2=$(pages tierblk0)
+diag "tierblk0 $p0 -> $p1 (cold out) -> $p2 (demote 1024: $r, $od moved)"
+check_eq "demote 1024 after 1024 cold pages went out: ok, 1024 moved" "ok 1024" "$r $od"
+r0=$(rbytes tierblk0)
+r1=$(rbytes tierblk1)
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+ra=$(($(rbytes tierblk0) - r0))
+rb=$(($(rbytes tierblk1) - r1))
+diag "the cold workload read $ra bytes from tierblk0, $rb from tierblk1"
+check "the cold pages were the ones moved: their reads came from tierblk1 ($rb bytes), not tierblk0 ($ra)" \
+	sh -c "[ $rb -ge $((920 * 4096)) ] && [ $ra -le $((104 * 4096)) ]"
+check_eq "the cold workload: every page verified" "0 0 1024" \
+	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+r0=$(rbytes tierblk0)
+kill -CONT "$scpid"
+wait "$scpid"
+rc=$?
+scpid=
+ra=$(($(rbytes tierblk0) - r0))
+check "the pages read back before stayed on tierblk0: read from there again ($ra bytes)" \
+	sh -c "[ $ra -ge $((920 * 4096)) ]"
+check_eq "scprobe: exit 0, no page corrupt" "0 0 0" \
+	"$rc $(kv_get "$OUT2" corrupt_reread) $(kv_get "$OUT2" corrupt_final)"
+memcg_destroy "$CG"
+echo "$cluster" > /proc/sys/vm/page-cluster
+
+# 4. a read error mid-move
+tiers_down || bail "tiers_down"
+tiers_up vswap tierblk0:16M:prio=20:sync=1 tierblk1:32M:prio=10:sync=1 || bail "tiers_up"
+D0=$(tdir tierblk0)
+swapstress --size 16M --mem anon --thp never --pageout madvise --seed 31 --expect-sigbus \
+	--stop-after-pageout > "$OUT" 2>&1 &
+sspid=$!
+wait_stopped "$sspid" 300 || bail "swapstress did not stop: $(cat "$OUT")"
+a0=$(pages tierblk0)
+tierblk_set 0 badblocks "+100p+1p read" || bail "badblocks"
+r=$(demote tierblk0 8192)
+tierblk_set 0 badblocks clear
+diag "tierblk0 $a0 -> $(pages tierblk0) pages; demote: $r; $(tr '\n' ' ' < "$D0/stats")"
+check_eq "demote every slot with slot 100 unreadable: ok, $((a0 - 1)) moved, 1 lost, none left" \
+	"ok $((a0 - 1)) 1 0" \
+	"$r $(tstat tierblk0 demoted_out_pages) $(tstat tierblk0 demote_lost_pages) $(pages tierblk0)"
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "SIGBUS on exactly one page, no page corrupt, the others verified" "1 0 4095" \
+	"$(kv_get "$OUT" sigbus) $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
+echo "$T" > "$V/size" || bail "size $T"
+
+# 5. every write to the tier below fails
+ss_paged_out "$CG" "$OUT" --size 12M --mem anon --thp never --pageout memcg --memcg-max 4M \
+	--seed 41 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+a0=$(pages tierblk0)
+o0=$(tstat tierblk0 demoted_out_pages)
+e0=$(tier_stat tierblk1 write_errors)
+tier_error_rate tierblk1 write 100% || bail "tierblk1 write errors"
+r=$(demote tierblk0 256)
+tier_faults_off tierblk1
+ed=$(($(tier_stat tierblk1 write_errors) - e0))
+check_eq "demote with every write to tierblk1 failing: EIO, nothing moved, tierblk0 as it was" \
+	"EIO 0 $a0" "$r $(($(tstat tierblk0 demoted_out_pages) - o0)) $(pages tierblk0)"
+check "the failed writes counted by tierblk1 ($ed) and by the virtual device" \
+	sh -c "[ $ed -ge 1 ] && [ $(vswap_stat write_errors) -ge 1 ]"
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "every page verified from its old copy" "0 0 3072" \
+	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+memcg_destroy "$CG"
+
+# 6. demotions during the workload's faults, read faults under the moves
+g0=$(vswap_stat demoted_pages)
+l0=$(tstat tierblk0 demote_lost_pages)
+f0=$(tierblk_stat 0 one_shot_errors)
+swapstress --size 12M --mem anon --thp never --pageout memcg --memcg-max 4M --memcg-name "$CG" \
+	--pattern random --passes 6 --write-pct 25 --seed 51 --expect-sigbus > "$OUT" 2>&1 &
+sspid=$!
+n=0
+errs=
+while kill -0 "$sspid" 2>/dev/null; do
+	# the next read touching a slot in use (tierblk0 fills from slot 1)
+	[ "$(tierblk_get 0 one_shot_read_sector)" = none ] &&
+		tier_fail_slot tierblk0 $((1 + n % 2000)) 2>/dev/null
+	r=$(demote tierblk0 128)
+	case "$r" in ok | ENOSPC) ;; *) errs="$errs $r" ;; esac
+	n=$((n + 1))
+	sleep 0.2
+done
+wait "$sspid"
+rc=$?
+sspid=
+tier_faults_off tierblk0
+gd=$(($(vswap_stat demoted_pages) - g0))
+ld=$(($(tstat tierblk0 demote_lost_pages) - l0))
+fd=$(($(tierblk_stat 0 one_shot_errors) - f0))
+sb=$(kv_get "$OUT" sigbus)
+diag "$n demote writes, $gd slots moved, $ld lost; refusals:${errs:- none}; $fd one-shot faults fired, SIGBUS ${sb:-?}"
+check "demotions ran during the workload ($n writes, $gd slots moved), none refused but for ENOSPC" \
+	sh -c "[ $n -ge 3 ] && [ $gd -ge 1 ] && [ -z '$errs' ]"
+check "no page corrupt (exit $rc), no slot lost ($ld), SIGBUS ${sb:-?} at most once per fault fired ($fd)" \
+	sh -c "[ $rc = 0 ] && [ '$(kv_get "$OUT" corrupt)' = 0 ] && [ $ld = 0 ] && [ ${sb:-99} -le $fd ]"
+check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
