@@ -28,7 +28,12 @@
 #     faults on tierblk0 under both (a fault the demotion meets is read
 #     again alone and heals; one the workload meets is that page's
 #     SIGBUS): no page corrupt, no slot lost, SIGBUS at most once per
-#     fault fired.
+#     fault fired;
+#  7. the watermark (0031): bad values refused (EINVAL), "off" the
+#     default; with "75 50" on tierblk0, 20M going out through a 4M memcg
+#     leave tierblk0 at or under 75% once the work has settled (without
+#     it, step 2 filled it), the watermark's counters say it moved slots,
+#     every page verified.
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
@@ -59,7 +64,7 @@ pages() { echo $(($(tier_used_kb "$1") / 4)); }
 rbytes() { tierblk_stat "${1#tierblk}" read_bytes; }
 demote() { vs_try "$(tdir "$1" | sed "s|^$V/||")/demote" "$2"; }
 
-plan 25
+plan 31
 trap cleanup EXIT
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
 
@@ -67,7 +72,7 @@ tiers_up vswap tierblk0:16M:prio=20:sync=1 tierblk1:32M:prio=10:sync=1 || bail "
 D0=$(tdir tierblk0)
 D1=$(tdir tierblk1)
 if [ ! -w "$D0/demote" ]; then
-	for i in $(seq 25); do skip "no $V/tier<type>/demote (mm-patches/pending 0030)"; done
+	for i in $(seq 31); do skip "no $V/tier<type>/demote (mm-patches/pending 0030)"; done
 	exit 0
 fi
 
@@ -247,3 +252,41 @@ check "demotions ran during the workload ($n writes, $gd slots moved), none refu
 check "no page corrupt (exit $rc), no slot lost ($ld), SIGBUS ${sb:-?} at most once per fault fired ($fd)" \
 	sh -c "[ $rc = 0 ] && [ '$(kv_get "$OUT" corrupt)' = 0 ] && [ $ld = 0 ] && [ ${sb:-99} -le $fd ]"
 check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
+
+# 7. the watermark
+memcg_destroy "$CG"
+wm() { vs_try "$(tdir tierblk0 | sed "s|^$V/||")/watermark" "$1"; }
+check_eq "watermark off by default; 0 0, 90 90, 101 5, 90, '90 70 1', x: EINVAL each, still off" \
+	"off EINVAL EINVAL EINVAL EINVAL EINVAL EINVAL off" \
+	"$(cat "$D0/watermark") $(wm "0 0") $(wm "90 90") $(wm "101 5") $(wm 90) $(wm "90 70 1") $(wm x) $(cat "$D0/watermark")"
+check_eq "watermark 75 50 set, read back; on the lowest tier accepted too (no effect)" "ok 75 50 ok" \
+	"$(wm "75 50") $(cat "$D0/watermark") $(vs_try "$(tdir tierblk1 | sed "s|^$V/||")/watermark" "75 50")"
+echo 0 > "$V/size" && echo "$T" > "$V/size" || bail "off and on again"
+w0=$(tstat tierblk0 watermark_demoted_pages)
+n0=$(tstat tierblk0 watermark_runs)
+ss_paged_out "$CG" "$OUT" --size 24M --mem anon --thp never --pageout memcg --memcg-max 4M \
+	--seed 61 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+# the work's last batches: settled once tierblk0 stops changing
+prev=-1
+i=0
+while [ "$(pages tierblk0)" != "$prev" ] && [ $i -lt 50 ]; do
+	prev=$(pages tierblk0)
+	sleep 0.5
+	i=$((i + 1))
+done
+a=$(pages tierblk0)
+b=$(pages tierblk1)
+wd=$(($(tstat tierblk0 watermark_demoted_pages) - w0))
+nd=$(($(tstat tierblk0 watermark_runs) - n0))
+diag "tierblk0 $a pages, tierblk1 $b; watermark moved $wd in $nd runs, stops $(tstat tierblk0 watermark_stops)"
+check "tierblk0 at or under 75% of 4095 slots once settled ($a pages; the rest on tierblk1: $b)" \
+	sh -c "[ $a -le 3071 ] && [ $((a + b)) -ge 4800 ]"
+check "the watermark moved slots ($wd in $nd runs), counted in demoted_out_pages too" \
+	sh -c "[ $wd -ge 256 ] && [ $nd -ge 1 ] && [ $(tstat tierblk0 demoted_out_pages) -ge $wd ]"
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "every page verified" "0 0 6144" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+check_eq "watermark off again; nothing leaked: the device turns off" "ok off ok" \
+	"$(wm off) $(cat "$D0/watermark") $(vs_try size 0)"
