@@ -33,7 +33,13 @@
 #     default; with "75 50" on tierblk0, 20M going out through a 4M memcg
 #     leave tierblk0 at or under 75% once the work has settled (without
 #     it, step 2 filled it), the watermark's counters say it moved slots,
-#     every page verified.
+#     every page verified;
+#  8. promotion (0032): promote is 0 by default and nothing was promoted
+#     in steps 1-7; 2 is EINVAL; with 1, 8M through a 6M memcg on
+#     asynchronous tiers, everything demoted to tierblk1 after the
+#     pageout: the pages that refault while in the workingset move up to
+#     tierblk0 (promoted_pages, the per-tier counters agree, tierblk0
+#     written), every page verified.
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
@@ -47,6 +53,7 @@ scpid=
 vswap_required || exit 0
 
 cleanup() {
+	echo 0 > "$V/promote" 2>/dev/null
 	kill_bg "$sspid"
 	kill_bg "$scpid"
 	tierblk_set 0 badblocks clear 2>/dev/null
@@ -64,7 +71,7 @@ pages() { echo $(($(tier_used_kb "$1") / 4)); }
 rbytes() { tierblk_stat "${1#tierblk}" read_bytes; }
 demote() { vs_try "$(tdir "$1" | sed "s|^$V/||")/demote" "$2"; }
 
-plan 31
+plan 36
 trap cleanup EXIT
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
 
@@ -72,7 +79,7 @@ tiers_up vswap tierblk0:16M:prio=20:sync=1 tierblk1:32M:prio=10:sync=1 || bail "
 D0=$(tdir tierblk0)
 D1=$(tdir tierblk1)
 if [ ! -w "$D0/demote" ]; then
-	for i in $(seq 31); do skip "no $V/tier<type>/demote (mm-patches/pending 0030)"; done
+	for i in $(seq 36); do skip "no $V/tier<type>/demote (mm-patches/pending 0030)"; done
 	exit 0
 fi
 
@@ -290,3 +297,37 @@ sspid=
 check_eq "every page verified" "0 0 6144" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 check_eq "watermark off again; nothing leaked: the device turns off" "ok off ok" \
 	"$(wm off) $(cat "$D0/watermark") $(vs_try size 0)"
+
+# 8. promotion
+check_eq "promote 0 by default, nothing promoted so far; promote=2: EINVAL, still 0" "0 0 EINVAL 0" \
+	"$(cat "$V/promote") $(vswap_stat promoted_pages) $(vs_try promote 2) $(cat "$V/promote")"
+tiers_down || bail "tiers_down"
+tiers_up vswap tierblk0:16M:prio=20:sync=0 tierblk1:32M:prio=10:sync=0 ||
+	bail "tiers_up (asynchronous)"
+D0=$(tdir tierblk0)
+memcg_destroy "$CG"
+swapstress --size 8M --mem anon --thp never --pageout memcg --memcg-max 6M --memcg-name "$CG" \
+	--passes 4 --pattern seq --write-pct 0 --seed 81 --stop-after-pageout > "$OUT" 2>&1 &
+sspid=$!
+wait_stopped "$sspid" 300 || bail "swapstress did not stop: $(cat "$OUT")"
+r=$(demote tierblk0 8192)
+a=$(pages tierblk0)
+check_eq "after the pageout everything demoted to tierblk1: $r, tierblk0 $a pages" "ok 0" "$r $a"
+echo 1 > "$V/promote" || bail "promote 1"
+p0=$(vswap_stat promoted_pages)
+w0=$(tierblk_stat 0 write_bytes)
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+echo 0 > "$V/promote"
+pd=$(($(vswap_stat promoted_pages) - p0))
+wd=$(($(tierblk_stat 0 write_bytes) - w0))
+po=$(tstat tierblk1 promoted_out_pages)
+pi=$(tstat tierblk0 promoted_in_pages)
+diag "promoted $pd (tierblk1 out $po, tierblk0 in $pi); tierblk0 written $wd bytes; $(tr '\n' ' ' < "$V/tiers")"
+check "refaulting pages moved up: promoted_pages +$pd, tierblk1 out $po = tierblk0 in $pi, tierblk0 written since ($wd bytes)" \
+	sh -c "[ $pd -ge 64 ] && [ $po = $pd ] && [ $pi = $pd ] && [ $wd -ge 4096 ]"
+check_eq "every page verified (4 passes)" "0 0 8192" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+memcg_destroy "$CG"
+check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
