@@ -1,0 +1,90 @@
+#!/bin/sh
+# timeout: 900
+# suite: full
+# boot: own
+# zswap's writeback binds a lazily bound virtual slot before it
+# decompresses (mm-patches/pending 0033). Its own boot (zswap). One
+# synchronous 16M tierblk0 behind a 60M virtual device with lazy_bind;
+# --fill sparse pages go to zswap unbound. With every bind failing
+# (debugfs vswap/fail_bind) but the tier not full (so 0025's rotation
+# does not pass the entries by), reclaim's zswap writeback:
+#  1. writes nothing back, the entries stay in zswap (stored_pages as
+#     before), nothing is left in the swap cache (before 0033 each entry
+#     was decompressed, freed from zswap and left dirty in memory), each
+#     attempt a bind failure and a reject_reclaim_fail;
+#  2. binds fail no more: the same reclaim writes entries back;
+#  3. every page verified.
+. /usr/lib/tierswap/lib.sh
+
+V=$VSWAP_SYS
+CG=vswap-zswap-bind
+OUT=/tmp/vswap-zswap-bind.out
+ZD=/sys/kernel/debug/zswap
+SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
+shrinker0=$(cat "$SHRINKER" 2>/dev/null)
+sspid=
+
+vswap_required || exit 0
+[ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
+[ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
+
+cleanup() {
+	kill_bg "$sspid"
+	vswap_fail_bind_off
+	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
+	memcg_destroy "$CG"
+	tiers_down
+}
+zstat() { cat "$ZD/$1"; }
+swapcached() { awk '$1 == "swapcached" { print $2 }' "$CGROOT/$CG/memory.stat"; }
+
+plan 6
+trap cleanup EXIT
+diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
+
+tiers_up zswap vswap:60M:lazy=1 tierblk0:16M:sync=1 || bail "tiers_up"
+[ -r "$ZD/stored_pages" ] || bail "no $ZD/stored_pages (debugfs)"
+ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 2M \
+	--fill sparse --seed 21 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
+zp0=$(zstat stored_pages)
+check "the sparse pages are in zswap ($zp0), tierblk0 nearly empty ($(tier_used_kb tierblk0) KiB)" \
+	sh -c "[ $zp0 -ge 1000 ] && [ $(tier_used_kb tierblk0) -le 1024 ]"
+
+# 1. every bind fails, the tier has room
+if ! vswap_fail_bind 100; then
+	for i in 1 2 3 4 5; do skip "no debugfs vswap/fail_bind"; done
+	tap_end
+	exit 0
+fi
+echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
+rf0=$(zstat reject_reclaim_fail)
+wb0=$(zstat written_back_pages)
+f0=$(vswap_stat bind_failures)
+echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
+rf=$(($(zstat reject_reclaim_fail) - rf0))
+wb=$(($(zstat written_back_pages) - wb0))
+fd=$(($(vswap_stat bind_failures) - f0))
+zp=$(zstat stored_pages)
+sc=$(swapcached)
+diag "fail_bind 100%: reject_reclaim_fail +$rf, written back +$wb, bind_failures +$fd, stored $zp0 -> $zp, memcg swapcached $sc"
+check "no bind: nothing written back (+$wb), each attempt failed to bind (reject_reclaim_fail +$rf, bind_failures +$fd)" \
+	sh -c "[ $wb = 0 ] && [ $rf -ge 1 ] && [ $fd -ge $rf ]"
+check "the entries stay in zswap ($zp0 -> $zp), nothing left in the swap cache ($sc bytes)" \
+	sh -c "[ $zp -ge $((zp0 - 16)) ] && [ ${sc:-1} = 0 ]"
+
+# 2. binds succeed again
+vswap_fail_bind_off
+wb0=$(zstat written_back_pages)
+echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
+wb=$(($(zstat written_back_pages) - wb0))
+check "binds succeed: the same reclaim writes entries back (+$wb), tierblk0 $(tier_used_kb tierblk0) KiB" \
+	[ "$wb" -gt 0 ]
+
+# 3. every page
+kill -CONT "$sspid"
+wait "$sspid"
+rc=$?
+sspid=
+check_eq "every page verified" "0 0 2048" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
+check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
+tap_end
