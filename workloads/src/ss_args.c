@@ -18,8 +18,11 @@ const char ss_usage[] =
 "  --threads T               threads per process (default 1)\n"
 "  --access mmap|read        shmem access through a mapping or pread/pwrite (default mmap)\n"
 "  --thp never|always|default  MADV_NOHUGEPAGE / MADV_HUGEPAGE / no advice (default)\n"
-"  --pattern seq|random|zipf access pattern of each pass (default seq)\n"
+"  --pattern seq|random|zipf|stride  access pattern of each pass (default seq); stride:\n"
+"                            the first page of every --stride pages, in order (sparse use of\n"
+"                            large folios)\n"
 "  --zipf-s S                Zipf exponent for --pattern zipf (default 1.0)\n"
+"  --stride N                pages per touched page for --pattern stride, 2..4096 (default 16)\n"
 "  --passes N                access passes after pageout (default 1)\n"
 "  --write-pct PCT           share of accesses that rewrite the page, next generation (default 25)\n"
 "  --zero-pct PCT            share of pages (chosen by the seed) that hold zeroes, written and\n"
@@ -62,6 +65,7 @@ void ss_config_defaults(struct ss_config *c)
 	c->thp = SS_THP_DEFAULT;
 	c->pattern = SS_PAT_SEQ;
 	c->zipf_s = 1.0;
+	c->stride = 16;
 	c->passes = 1;
 	c->write_pct = 25;
 	c->pageout = SS_PAGEOUT_MADVISE;
@@ -93,7 +97,7 @@ static int pick(const char *v, const char *const *names, int n)
 
 int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t errlen)
 {
-	bool memcg_max_set = false, memcg_opt_set = false;
+	bool memcg_max_set = false, memcg_opt_set = false, stride_set = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL, *eq;
@@ -148,6 +152,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			"--pageout", "--memcg-max", "--memcg-swap-max", "--memcg-name",
 			"--cgroup-root", "--pagemap", "--seed", "--max-reports",
 			"--inject-corrupt", "--inject-truncate", "--zero-pct", "--fill",
+			"--stride",
 		};
 		int o = pick(name, valued, (int)(sizeof(valued) / sizeof(valued[0])));
 		if (o < 0) {
@@ -180,7 +185,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			break;
 		case 5: CHOICE(c->access, enum ss_access, "mmap", "read"); break;
 		case 6: CHOICE(c->thp, enum ss_thp, "default", "never", "always"); break;
-		case 7: CHOICE(c->pattern, enum ss_pattern, "seq", "random", "zipf"); break;
+		case 7: CHOICE(c->pattern, enum ss_pattern, "seq", "random", "zipf", "stride"); break;
 		case 8:
 			if (ts_parse_double(val, &c->zipf_s) || c->zipf_s > 5.0)
 				goto bad_value;
@@ -251,6 +256,12 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			c->zero_pct = (unsigned)u;
 			break;
 		case 22: CHOICE(c->fill, enum ss_fill, "pattern", "sparse"); break;
+		case 23:
+			if (ts_parse_uint(val, 2, 4096, &u))
+				goto bad_value;
+			c->stride = (unsigned)u;
+			stride_set = true;
+			break;
 		}
 		continue;
 bad_value:
@@ -267,6 +278,10 @@ bad_value:
 	if (pages < (uint64_t)c->procs * c->threads) {
 		snprintf(err, errlen, "--size gives %llu pages, fewer than procs*threads",
 			 (unsigned long long)pages);
+		return -1;
+	}
+	if (stride_set && c->pattern != SS_PAT_STRIDE) {
+		snprintf(err, errlen, "--stride needs --pattern stride");
 		return -1;
 	}
 	if (c->access == SS_ACCESS_READ && c->mem != SS_MEM_SHMEM) {

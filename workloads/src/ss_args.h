@@ -10,7 +10,7 @@ enum ss_mode { SS_MODE_STRESS, SS_MODE_SWAPIN_TIMER };
 enum ss_mem { SS_MEM_ANON, SS_MEM_SHMEM, SS_MEM_SHARED };
 enum ss_access { SS_ACCESS_MMAP, SS_ACCESS_READ };
 enum ss_thp { SS_THP_DEFAULT, SS_THP_NEVER, SS_THP_ALWAYS };
-enum ss_pattern { SS_PAT_SEQ, SS_PAT_RANDOM, SS_PAT_ZIPF };
+enum ss_pattern { SS_PAT_SEQ, SS_PAT_RANDOM, SS_PAT_ZIPF, SS_PAT_STRIDE };
 enum ss_pageout { SS_PAGEOUT_NONE, SS_PAGEOUT_MADVISE, SS_PAGEOUT_MEMCG };
 enum ss_fill { SS_FILL_PATTERN, SS_FILL_SPARSE };
 
@@ -24,6 +24,7 @@ struct ss_config {
 	enum ss_thp thp;
 	enum ss_pattern pattern;
 	double zipf_s;
+	unsigned stride;        /* --pattern stride: one page in this many */
 	unsigned passes;
 	unsigned write_pct;
 	unsigned zero_pct;      /* share of pages that hold zeroes */

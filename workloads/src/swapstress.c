@@ -412,6 +412,8 @@ static void *access_thread(void *arg)
 	struct proc *p = t->p;
 	const struct ss_config *c = p->c;
 	uint64_t n = t->hi - t->lo;
+	/* stride: the first page of every c->stride, the rest left alone */
+	uint64_t per_pass = c->pattern == SS_PAT_STRIDE ? (n + c->stride - 1) / c->stride : n;
 	struct ts_zipf z;
 
 	if (c->pattern == SS_PAT_ZIPF)
@@ -421,7 +423,7 @@ static void *access_thread(void *arg)
 
 		wl_rng_seed(&rng, c->seed ^ ((uint64_t)p->id << 40) ^ ((uint64_t)t->tid << 24) ^
 					  ((uint64_t)pass << 1) ^ 0xacce55ull);
-		for (uint64_t k = 0; k < n; k++) {
+		for (uint64_t k = 0; k < per_pass; k++) {
 			uint64_t idx;
 			int write;
 			uint64_t t0, t1;
@@ -429,6 +431,7 @@ static void *access_thread(void *arg)
 			switch (c->pattern) {
 			case SS_PAT_RANDOM: idx = t->lo + ts_rng_below(&rng, n); break;
 			case SS_PAT_ZIPF: idx = t->lo + ts_zipf_page(&z, ts_zipf_rank(&z, &rng)); break;
+			case SS_PAT_STRIDE: idx = t->lo + k * c->stride; break;
 			default: idx = t->lo + k; break;
 			}
 			write = c->write_pct && ts_rng_below(&rng, 100) < c->write_pct;
@@ -967,7 +970,7 @@ static const char *const mode_names[] = { "stress", "swapin-timer" };
 static const char *const mem_names[] = { "anon", "shmem", "shared" };
 static const char *const access_names[] = { "mmap", "read" };
 static const char *const thp_names[] = { "default", "never", "always" };
-static const char *const pattern_names[] = { "seq", "random", "zipf" };
+static const char *const pattern_names[] = { "seq", "random", "zipf", "stride" };
 static const char *const pageout_names[] = { "none", "madvise", "memcg" };
 
 static void out_memcg(struct ts_out *o, const struct ts_memcg *cg)
@@ -1238,6 +1241,8 @@ static void report_run(struct ts_out *o, const struct run_state *s, const struct
 	ts_out_str(o, "access", access_names[c->access]);
 	ts_out_str(o, "thp", thp_names[c->thp]);
 	ts_out_str(o, "pattern", pattern_names[c->pattern]);
+	if (c->pattern == SS_PAT_STRIDE)
+		ts_out_u64(o, "stride", c->stride);
 	ts_out_u64(o, "passes", c->passes);
 	ts_out_u64(o, "write_pct", c->write_pct);
 	ts_out_str(o, "fill", c->fill == SS_FILL_SPARSE ? "sparse" : "pattern");

@@ -48,7 +48,8 @@ for p in "$SS" "$UM" "$SP" "$SR" "$LR"; do
 		sh -c '[ $0 -eq 0 ] && grep -q "^usage:" "$1"' $rc "$T/out"
 done
 for args in "--size 12Q" "--bogus" "--mem disk" "--access read" "--procs" "--pageout memcg --memcg-name a/b" \
-	"--zero-pct 101" "--zero-pct x" "--fill dense"; do
+	"--zero-pct 101" "--zero-pct x" "--fill dense" "--stride 16" "--pattern stride --stride 1" \
+	"--pattern stride --stride 4097" "--pattern stride --stride x"; do
 	# shellcheck disable=SC2086
 	run "$SS" $args
 	check "swapstress $args: exit 2, one-line message" \
@@ -60,6 +61,17 @@ for args in "-n 2" "-P 1G" "1Q" "--bogus 1G"; do
 	check "usemem $args: exit 2, one-line message" \
 		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ]' $rc "$T/err"
 done
+
+# ---- --pattern stride: one page in N per pass, every page still verified
+run "$SS" --size 1M --pageout none --pattern stride --stride 8 --passes 3 --write-pct 50
+check "stride 8 over 256 pages, 3 passes: 96 accesses, 96 + 224 untouched pages verified, none corrupt" \
+	sh -c '[ $0 -eq 0 ] && [ "$1 $2 $3 $4 $5" = "stride 8 96 320 0" ]' $rc \
+	"$(kv "$T/out" pattern)" "$(kv "$T/out" stride)" "$(kv "$T/out" accesses)" \
+	"$(kv "$T/out" pages_verified)" "$(kv "$T/out" corrupt)"
+run "$SS" --size 1M --pageout none --pattern stride --stride 10 --threads 2
+check "stride 10, 2 threads of 128 pages: 13 accesses each (the last stride short), all 256 pages verified" \
+	sh -c '[ $0 -eq 0 ] && [ "$1 $2" = "26 256" ]' $rc \
+	"$(kv "$T/out" accesses)" "$(kv "$T/out" pages_verified)"
 
 # ---- clean runs
 for args in "--mem anon --pattern seq" \
