@@ -27,6 +27,7 @@ usage=/tmp/story.usage
 : > "$usage"
 sampler=
 pids=
+cluster=$(cat /proc/sys/vm/page-cluster)
 
 story_cleanup() {
 	for p in $pids; do kill_bg "$p"; done
@@ -34,6 +35,7 @@ story_cleanup() {
 	tier_faults_off tierblk0 2>/dev/null
 	tier_faults_off nbd 2>/dev/null
 	for c in $CG-a $CG-b $CG-c $CG-d; do memcg_destroy "$c"; done
+	echo "$cluster" > /proc/sys/vm/page-cluster
 	tiers_down
 }
 
@@ -109,6 +111,8 @@ else
 fi
 
 say "3. a read error: the next read of one page's nbd slot fails"
+# no readahead: only the page that owns the slot reads it
+echo 0 > /proc/sys/vm/page-cluster
 pick=$(ss-locate --all "$(tier_dev nbd)" 2>/dev/null | head -n 1)
 slot=${pick%% *}
 page=${pick##* }
@@ -122,6 +126,7 @@ ss_finish "$B"
 echo "   workload b: sigbus=$(kv_get /tmp/story-b.out sigbus) on page(s) $(kv_get /tmp/story-b.out sigbus_pages) (injected: $page), corrupt=$(kv_get /tmp/story-b.out corrupt)"
 row "b: data, read error on nbd" /tmp/story-b.out
 tier_faults_off nbd
+echo "$cluster" > /proc/sys/vm/page-cluster
 
 say "4. tierblk0 fails every write: its pages go to nbd"
 e0=$(vswap_stat write_errors)
