@@ -114,10 +114,8 @@ check_eq "demote 1024: ok, 1024 out of tierblk0, 1024 into tierblk1, demoted_pag
 	"ok 1024 1024 1024" \
 	"$r $(tstat tierblk0 demoted_out_pages) $(tstat tierblk1 demoted_in_pages) $(($(vswap_stat demoted_pages) - g0))"
 check_eq "the slots moved: tierblk0 -1024, tierblk1 +1024 pages" "1024 1024" "$((a0 - a1)) $((b1 - b0))"
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 check_eq "every page verified" "0 0 5120" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 memcg_destroy "$CG"
 
@@ -163,10 +161,8 @@ diag "tierblk0 $p0 -> $p1 (cold out) -> $p2 (demote 1024: $r, $od moved)"
 check_eq "demote 1024 after 1024 cold pages went out: ok, 1024 moved" "ok 1024" "$r $od"
 r0=$(rbytes tierblk0)
 r1=$(rbytes tierblk1)
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 ra=$(($(rbytes tierblk0) - r0))
 rb=$(($(rbytes tierblk1) - r1))
 diag "the cold workload read $ra bytes from tierblk0, $rb from tierblk1"
@@ -176,10 +172,8 @@ check_eq "the cold workload: every page verified" "0 0 1024" \
 	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 memcg_destroy "$CG-cold"
 r0=$(rbytes tierblk0)
-kill -CONT "$scpid"
-wait "$scpid"
-rc=$?
-scpid=
+cont_wait scpid
+rc=$CONT_RC
 ra=$(($(rbytes tierblk0) - r0))
 check "the pages read back before stayed on tierblk0: read from there again ($ra bytes)" \
 	sh -c "[ $ra -ge $((920 * 4096)) ]"
@@ -204,10 +198,8 @@ diag "tierblk0 $a0 -> $(pages tierblk0) pages; demote: $r; $(tr '\n' ' ' < "$D0/
 check_eq "demote every slot with slot 100 unreadable: ok, $((a0 - 1)) moved, 1 read error, that one left on tierblk0" \
 	"ok $((a0 - 1)) 1 1" \
 	"$r $(tstat tierblk0 demoted_out_pages) $(tstat tierblk0 demote_read_errors) $(pages tierblk0)"
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 check_eq "the tier readable again: every page verified, none lost" "0 0 0 4096" \
 	"$rc $(kv_get "$OUT" sigbus) $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
@@ -229,10 +221,8 @@ check_eq "demote with every write to tierblk1 failing: EIO, nothing moved, tierb
 	"EIO 0 $a0" "$r $(($(tstat tierblk0 demoted_out_pages) - o0)) $(pages tierblk0)"
 check "the failed writes counted by tierblk1 (+$ed) and by the virtual device (+$ved)" \
 	sh -c "[ $ed -ge 1 ] && [ $ved -ge 1 ]"
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 check_eq "every page verified from its old copy" "0 0 3072" \
 	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 memcg_destroy "$CG"
@@ -307,10 +297,8 @@ check "tierblk0 at or under 75% of 4095 slots once settled ($a pages; the rest o
 	sh -c "[ $a -le 3071 ] && [ $((a + b)) -ge 4800 ]"
 check "the watermark moved slots ($wd in $nd runs), counted in demoted_out_pages too" \
 	sh -c "[ $wd -ge 256 ] && [ $nd -ge 1 ] && [ $(tstat tierblk0 demoted_out_pages) -ge $wd ]"
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 check_eq "every page verified" "0 0 6144" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 check_eq "watermark off again; nothing leaked: the device turns off" "ok off ok" \
 	"$(wm off) $(cat "$D0/watermark") $(vs_try size 0)"
@@ -337,10 +325,8 @@ check "after the pageout everything demoted to tierblk1: $r, tierblk0 $a pages" 
 echo 1 > "$V/promote" || bail "promote 1"
 p0=$(vswap_stat promoted_pages)
 w0=$(tierblk_stat 0 write_bytes)
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 echo 0 > "$V/promote"
 pd=$(($(vswap_stat promoted_pages) - p0))
 wd=$(($(tierblk_stat 0 write_bytes) - w0))

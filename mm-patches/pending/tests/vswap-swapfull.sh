@@ -49,10 +49,8 @@ readback() {
 	diag "tierblk0 $1 under a $2 device: $a pages swapped out, $b tier slots after the read back, ${sc:-?} pages left in the swap cache; $(tr '\n' ' ' < "$V/tiers")"
 }
 finish() {
-	kill -CONT "$scpid"
-	wait "$scpid"
-	FIN="$? $(kv_get "$OUT" corrupt_reread) $(kv_get "$OUT" corrupt_final)"
-	scpid=
+	cont_wait scpid
+	FIN="$CONT_RC $(kv_get "$OUT" corrupt_reread) $(kv_get "$OUT" corrupt_final)"
 	memcg_destroy "$CG"
 	tiers_down || bail "tiers_down"
 }

@@ -81,10 +81,8 @@ check "binds succeed: the same reclaim writes entries back (+$wb), tierblk0 $(ti
 	[ "$wb" -gt 0 ]
 
 # 3. every page
-kill -CONT "$sspid"
-wait "$sspid"
-rc=$?
-sspid=
+cont_wait sspid
+rc=$CONT_RC
 check_eq "every page verified" "0 0 2048" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
 tap_end

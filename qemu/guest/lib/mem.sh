@@ -242,6 +242,20 @@ wait_stopped() {
 	return 1
 }
 
+# cont_wait VAR: continue the stopped job whose pid is in variable VAR,
+# wait for it, empty VAR (a cleanup's kill_bg then has nothing to do);
+# its exit status in CONT_RC (0 when VAR was empty: nothing ran)
+cont_wait() {
+	local pid
+	eval "pid=\${$1:-}"
+	CONT_RC=0
+	[ -n "$pid" ] || return 0
+	kill -CONT "$pid" 2>/dev/null
+	wait "$pid"
+	CONT_RC=$?
+	eval "$1="
+}
+
 _thp_file() { # _thp_file SIZE FILE
 	if [ "$1" = pmd ]; then
 		echo "/sys/kernel/mm/transparent_hugepage/$2"
