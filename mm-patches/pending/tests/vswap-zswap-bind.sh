@@ -13,7 +13,11 @@
 #     was decompressed, freed from zswap and left dirty in memory), each
 #     attempt a bind failure and a reject_reclaim_fail;
 #  2. binds fail no more: the same reclaim writes entries back;
-#  3. every page verified.
+#  3. binds failing again, the virtual device turned off (swapoff reads
+#     every page back) while reclaim keeps trying zswap's writeback: the
+#     folios such a writeback gives up must not be taken for the pages
+#     (swapoff's check in 0033): no SIGBUS, the device off;
+#  4. every page verified.
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
@@ -23,12 +27,14 @@ ZD=/sys/kernel/debug/zswap
 SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
 shrinker0=$(cat "$SHRINKER" 2>/dev/null)
 sspid=
+rpid=
 
 vswap_required || exit 0
 [ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
 [ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
 
 cleanup() {
+	[ -z "$rpid" ] || kill "$rpid" 2>/dev/null
 	kill_bg "$sspid"
 	vswap_fail_bind_off
 	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
@@ -80,9 +86,23 @@ wb=$(($(zstat written_back_pages) - wb0))
 check "binds succeed: the same reclaim writes entries back (+$wb), tierblk0 $(tier_used_kb tierblk0) KiB" \
 	[ "$wb" -gt 0 ]
 
-# 3. every page
+# 3. swapoff while failing writebacks give their folios up
+vswap_fail_bind 100 || bail "fail_bind"
+echo max > "$CGROOT/$CG/memory.max" || bail "memory.max max"
+( while :; do echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null; done ) &
+rpid=$!
+f0=$(vswap_stat bind_failures)
+r=$(vs_try size 0)
+kill "$rpid" 2>/dev/null
+wait "$rpid" 2>/dev/null
+rpid=
+vswap_fail_bind_off
+diag "size 0 during reclaim: $r; bind_failures +$(($(vswap_stat bind_failures) - f0))"
+check_eq "the virtual device off (every page read back) while zswap's writebacks failed to bind" ok "$r"
+
+# 4. every page
 cont_wait sspid
 rc=$CONT_RC
-check_eq "every page verified" "0 0 2048" "$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
-check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
+check_eq "every page verified, no SIGBUS" "0 0 0 2048" \
+	"$rc $(kv_get "$OUT" corrupt) $(kv_get "$OUT" sigbus) $(kv_get "$OUT" pages_verified)"
 tap_end
