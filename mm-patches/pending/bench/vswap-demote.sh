@@ -36,7 +36,7 @@ tdir() { awk -v d="$(tier_dev "$1")" -v v="$V" '$1 == d { print v "/tier" $2 }' 
 
 # one CASE (full or mark): p50 p99 fast_share on stdout
 run_case() {
-	local d r0 r1
+	local d r0 r1 size i
 	tiers_up vswap tierblk0:$FAST:prio=20:sync=1 nbd:128M:prio=10 ||
 		{ echo "vswap-demote: tiers_up failed" >&2; return 1; }
 	tier_latency tierblk0 rw 10us && tier_latency nbd rw 1ms ||
@@ -48,11 +48,13 @@ run_case() {
 	wait_stopped "$fpid" 600 || { echo "vswap-demote: the filler did not stop" >&2; return 1; }
 	if [ "$1" = mark ]; then
 		echo "50 25" > "$d/watermark" || return 1
-		# the watermark's batches: settled once tierblk0 stops changing
-		prev=-1
-		while [ "$(tier_used_kb tierblk0)" != "$prev" ]; do
-			prev=$(tier_used_kb tierblk0)
+		# the watermark's batches (a second's rest between some): up to
+		# two minutes for tierblk0 to be at its low mark
+		size=$(awk '$1 == "/dev/tierblk0" { print $3 }' "$V/tiers")
+		i=0
+		while [ "$(tier_used_kb tierblk0)" -gt $((size / 4 + 256)) ] && [ $i -lt 120 ]; do
 			sleep 1
+			i=$((i + 1))
 		done
 	fi
 	r0=$(tier_stat tierblk0 reads)
