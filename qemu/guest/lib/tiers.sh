@@ -19,6 +19,7 @@
 #   tier_faults_off NAME          undo what the three verbs above set
 #   tier_stat NAME KEY            reads|writes|read_errors|write_errors (take deltas)
 #   tier_used_kb NAME             KiB of swap in use on it
+#   tier_size_kb NAME             KiB of swap it has (its /proc/swaps size)
 #
 # tierblk and tiernbd speak one fault vocabulary (docs/conventions.md,
 # "Faults and latencies"): the verbs pass DELAY and RATE to both as they
@@ -329,10 +330,13 @@ tier_swap_type() {
 		t=0 "$TIERS_LIST"
 }
 
-tier_used_kb() {
+# _tier_swaps NAME FIELD: that field of NAME's /proc/swaps line (0 if none)
+_tier_swaps() {
 	_tier_dev "$1" || return
-	awk -v d="$TIER_DEV" '$1 == d { print $4; f = 1 } END { if (!f) print 0 }' /proc/swaps
+	awk -v d="$TIER_DEV" -v f="$2" '$1 == d { print $f; n = 1 } END { if (!n) print 0 }' /proc/swaps
 }
+tier_size_kb() { _tier_swaps "$1" 3; }
+tier_used_kb() { _tier_swaps "$1" 4; }
 
 # _tier_ops OPS: "read", "write" or "read write" (1 on a bad OPS).
 _tier_ops() {

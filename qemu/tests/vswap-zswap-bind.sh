@@ -1,22 +1,22 @@
 #!/bin/sh
 # timeout: 900
-# suite: full
+# suite: quick
 # boot: own
 # zswap's writeback binds a lazily bound virtual slot before it
-# decompresses (mm-patches/pending 0033). Its own boot (zswap). One
+# decompresses (mm-patches 0032). Its own boot (zswap). One
 # synchronous 16M tierblk0 behind a 60M virtual device with lazy_bind;
 # --fill sparse pages go to zswap unbound. With every bind failing
 # (debugfs vswap/fail_bind) but the tier not full (so 0025's rotation
 # does not pass the entries by), reclaim's zswap writeback:
 #  1. writes nothing back, the entries stay in zswap (stored_pages as
-#     before), nothing is left in the swap cache (before 0033 each entry
+#     before), nothing is left in the swap cache (before 0032 each entry
 #     was decompressed, freed from zswap and left dirty in memory), each
 #     attempt a bind failure and a reject_reclaim_fail;
 #  2. binds fail no more: the same reclaim writes entries back;
 #  3. binds failing again, the virtual device turned off (swapoff reads
 #     every page back) while reclaim keeps trying zswap's writeback: the
 #     folios such a writeback gives up must not be taken for the pages
-#     (swapoff's check in 0033): no SIGBUS, the device off;
+#     (swapoff's check in 0032): no SIGBUS, the device off;
 #  4. every page verified.
 . /usr/lib/tierswap/lib.sh
 
