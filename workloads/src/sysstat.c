@@ -101,6 +101,29 @@ uint64_t ts_vmstat_delta(const struct ts_vmstat *a, const struct ts_vmstat *b, e
 
 /* ---- memcg ---- */
 
+/* Where cgroup2 is mounted (the first such line of /proc/self/mounts). */
+static int cgroup2_mount(char *out, size_t len)
+{
+	char buf[8192], dev[256], dir[512], type[64];
+	long r = ts_read_file("/proc/self/mounts", buf, sizeof(buf));
+	char *line, *save = NULL;
+
+	if (r < 0)
+		return (int)r;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%255s %511s %63s", dev, dir, type) == 3 &&
+		    strcmp(type, "cgroup2") == 0) {
+			size_t n = strlen(dir);
+
+			if (n >= len)
+				return -ENAMETOOLONG;
+			memcpy(out, dir, n + 1);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static int own_cgroup(char *out, size_t len)
 {
 	char buf[1024];
@@ -124,7 +147,7 @@ static int own_cgroup(char *out, size_t len)
 int ts_memcg_create(struct ts_memcg *cg, const char *root, const char *name,
 		    uint64_t max, int64_t swap_max, char *err, size_t errlen)
 {
-	char knob[600], val[32], rel[400];
+	char knob[600], val[32], rel[400], mnt[96];
 	int e;
 
 	memset(cg, 0, sizeof(*cg));
@@ -137,7 +160,11 @@ int ts_memcg_create(struct ts_memcg *cg, const char *root, const char *name,
 		snprintf(err, errlen, "cannot read /proc/self/cgroup (cgroup v2?): %s", strerror(-e));
 		return e;
 	}
-	snprintf(cg->orig, sizeof(cg->orig), "%s%s", root, strcmp(rel, "/") ? rel : "");
+	/* our cgroup is relative to the mount, not to root (a parent memcg
+	 * given with --cgroup-root) */
+	if (cgroup2_mount(mnt, sizeof(mnt)))
+		snprintf(mnt, sizeof(mnt), "%s", root);
+	snprintf(cg->orig, sizeof(cg->orig), "%s%s", mnt, strcmp(rel, "/") ? rel : "");
 	snprintf(cg->path, sizeof(cg->path), "%s/%s", root, name);
 	if (mkdir(cg->path, 0755) < 0) {
 		e = -errno;
