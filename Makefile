@@ -108,6 +108,8 @@ RUN_FLAVOUR ?= release
 run: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(RUN_FLAVOUR)
 	@$(TOP)/qemu/boot.sh run $(TREE)-$(RUN_FLAVOUR)
+	@if grep -q '^USAGE-BEGIN' $(BUILD)/logs/latest/results.log; then \
+		echo "the story's tier usage: $$($(TOP)/qemu/run-plot.sh $(BUILD)/logs/latest)"; fi
 
 shell: deps
 	@$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR)

@@ -40,7 +40,7 @@ die() { echo "boot: $*" >&2; exit 1; }
 case "$mode" in
 test) dir=$top/qemu/tests default_to=120 ;;
 bench) dir=$top/qemu/bench default_to=1800 ;;
-run) dir= default_to=900 ;;
+run) dir= default_to=1800 ;;  # demo.sh, then the story (demo-story.sh)
 shell) dir= default_to=0 ;;
 *) die "unknown mode '$mode' (test, bench, run, shell)" ;;
 esac

@@ -43,7 +43,8 @@ export_series() {
 	[ -d "$git_dir/.git" ] || die "no $git_dir: run make kernel-git first"
 	local tmp p
 	tmp=$(mktemp -d)
-	git -C "$git_dir" format-patch -q --zero-commit --no-signature -o "$tmp" tierswap-base..HEAD
+	# -N: "[PATCH]" subjects, so adding a patch rewrites no other file
+	git -C "$git_dir" format-patch -q -N --zero-commit --no-signature -o "$tmp" tierswap-base..HEAD
 	# Keep the series file's header comments; list the patches in order.
 	rm -f "$top"/mm-patches/[0-9][0-9][0-9][0-9]-*.patch
 	{ grep '^#' "$series" || true

@@ -78,7 +78,7 @@ cp "$top/qemu/kselftest-xfail" "$root/usr/lib/tierswap/kselftest-xfail"
 cp "$top/qemu/guest/init" "$root/init"
 cp "$top/qemu/guest/lib.sh" "$root/usr/lib/tierswap/"
 cp "$top"/qemu/guest/lib/*.sh "$top/common/ktap.sh" "$root/usr/lib/tierswap/lib/"
-cp "$top/qemu/guest/demo.sh" "$root/usr/lib/tierswap/" 2>/dev/null || true
+install -m 755 "$top/qemu/guest/demo.sh" "$top/qemu/guest/demo-story.sh" "$root/usr/lib/tierswap/"
 for t in "$top"/qemu/tests/*.sh; do [ -f "$t" ] && install -m 755 "$t" "$root/tests/"; done
 for t in "$top"/qemu/bench/*.sh; do
 	[ -f "$t" ] && grep -q '^# where: guest' "$t" && install -m 755 "$t" "$root/bench/"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# run-plot.sh LOGDIR: the picture of make run's story (issue 17; waits in
-# mm-patches/pending with demo-story.sh). Reads the "USAGE t_s tierblk0_kb
+# run-plot.sh LOGDIR: the picture of make run's story (qemu/guest/
+# demo-story.sh). Reads the "USAGE t_s tierblk0_kb
 # nbd_kb zswap_kb" lines between USAGE-BEGIN and USAGE-END of
 # LOGDIR/results.log (the guest's output) and draws, with gnuplot, what
 # each tier held over the run: LOGDIR/tier-usage.svg (data beside it in

@@ -1,8 +1,10 @@
 #!/bin/sh
-# make run: one memory-pressure run per swap tier, then a summary table.
-# Each tier is set up alone, a verifying workload (swapstress) thrashes a
-# memcg limited to half its size, and the tier is torn down again. zswap runs
-# last: once enabled it stays latched for the rest of the boot.
+# make run: one memory-pressure run per swap tier, then a summary table;
+# then the story (demo-story.sh): the tiers together behind the virtual
+# swap device, pages moving between them, faults injected. Each tier is
+# set up alone, a verifying workload (swapstress) thrashes a memcg limited
+# to half its size, and the tier is torn down again. zswap runs last: once
+# enabled it stays latched for the rest of the boot (the story uses it).
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${DEMO_SIZE:-96M}
@@ -66,3 +68,7 @@ echo "summary (pages written to/read from the device, pages stored in/loaded fro
 echo "time of the whole run, p99 access latency, corrupt pages)"
 printf '%-22s %-14s %9s %9s %9s %9s %8s %8s %8s\n' tier device pswpout pswpin zswpout zswpin time_s p99_us corrupt
 cat "$rows"
+
+# the tiers together (a kernel without virtual swap says so and skips it)
+echo
+/usr/lib/tierswap/demo-story.sh
