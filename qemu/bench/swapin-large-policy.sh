@@ -2,7 +2,7 @@
 # where: guest
 # timeout: 3000
 # The large-folio swapin policy against its two fixed choices (issue 17's
-# bench; mm-patches pending 0034, memory.swap.large_swapin): each workload
+# bench; mm-patches 0034, memory.swap.large_swapin): each workload
 # runs in a memcg of a quarter of its size with the memcg's mode "never"
 # (order 0), "always" (64K mTHP swapin where 6.12 can) and "auto", in turn,
 # LPOL_ROUNDS (3) times, in one boot; the time of its access passes
