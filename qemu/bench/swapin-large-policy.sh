@@ -14,7 +14,10 @@
 #   random  random passes over the whole: a page's neighbours are used
 #           later, if at all.
 # Goal (issue 17): auto within 5% of the better of never and always on
-# each. A kernel without the knob prints nothing to compare.
+# each. A kernel without the knob prints nothing to compare. The region
+# is MADV_HUGEPAGE (swapstress --thp always): without it a large swapin's
+# charge cannot reclaim under the default defrag and mostly falls back
+# in a memcg at its limit (docs/swapin-large-policy.md).
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${LPOL_SIZE:-32M}
@@ -52,7 +55,7 @@ one() {
 	memcg_create "$CG" "$MAX" || return 1
 	echo "$2" > "$CGROOT/$CG/memory.swap.large_swapin" || return 1
 	# shellcheck disable=SC2086
-	in_memcg_bg "$CGROOT/$CG" swapstress --size "$SIZE" --mem anon --thp default --pageout none \
+	in_memcg_bg "$CGROOT/$CG" swapstress --size "$SIZE" --mem anon --thp always --pageout none \
 		--passes "$PASSES" --write-pct 0 --seed 3 $args > "$OUT" 2>&1
 	wait "$BGPID" || { echo "lpol: $1 $2 failed: $(tail -3 "$OUT")" >&2; return 1; }
 	[ "$(kv_get "$OUT" corrupt)" = 0 ] || { echo "lpol: $1 $2: corrupt pages" >&2; return 1; }
