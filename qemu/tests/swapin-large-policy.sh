@@ -74,6 +74,18 @@ run() {
 	RC=$?
 }
 verified() { echo "$RC $(kv_get "$OUT" corrupt)"; }
+# workload LABEL PASSES PATTERN ARGS...: one phase, its pages verified; S
+# and U: the pages of large swapins it sampled, and of those used
+workload() {
+	local label=$1
+	shift
+	snap
+	run "$@"
+	phase "$label"
+	check_eq "$label: every page verified" "0 0" "$(verified)"
+	S=$(delta swpin_large_sampled)
+	U=$(delta swpin_large_used)
+}
 phase() { diag "$(mthp)"; diag "$1: swpin_large +$(delta swpin_large) (refault +$(delta swpin_large_refault)) sampled +$(delta swpin_large_sampled) used +$(delta swpin_large_used) off +$(delta swpin_large_off) on +$(delta swpin_large_on); $(grep -E '^(pswpin|pswpout|elapsed_ms)=' "$OUT" | tr '\n' ' ')"; }
 
 plan 16
@@ -98,30 +110,19 @@ check_eq "always by default; never, auto read back; 'sometimes' EINVAL, still au
 	"$(cat "$K") $(try never) $(cat "$K") $(try auto) $(cat "$K") $(try sometimes) $(cat "$K") $(try always) $(cat "$K")"
 
 # 2. always
-snap
-run $PASSES stride
-phase always
-check_eq "always: every page verified" "0 0" "$(verified)"
+workload "always" $PASSES stride
 check "always: large swapins ($(delta swpin_large) pages), none sampled ($(delta swpin_large_sampled))" \
 	sh -c "[ $(delta swpin_large) -ge $(( ${SIZE%M} * 256 )) ] && [ $(delta swpin_large_sampled) = 0 ]"
 L_ALWAYS=$(delta swpin_large)
 
 # 3. never
 echo never > "$K" || bail "never"
-snap
-run $PASSES stride
-phase never
-check_eq "never: every page verified" "0 0" "$(verified)"
+workload "never" $PASSES stride
 check_eq "never: no large swapin, nothing sampled" "0 0" "$(delta swpin_large) $(delta swpin_large_sampled)"
 
 # 4. auto, sparse use
 echo auto > "$K" || bail "auto"
-snap
-run $PASSES stride
-phase "auto, stride 16"
-check_eq "auto, stride: every page verified" "0 0" "$(verified)"
-S=$(delta swpin_large_sampled)
-U=$(delta swpin_large_used)
+workload "auto, stride" $PASSES stride
 check "auto, stride: large swapins sampled ($S pages), fewer than half used ($U)" \
 	sh -c "[ $S -ge $((128 * 16)) ] && [ $((2 * U)) -lt $S ]"
 check "auto, stride: large swapin turned off (swpin_large_off +$(delta swpin_large_off)), not on again" \
@@ -130,12 +131,7 @@ check_eq "auto, stride: the memcg still in auto" auto "$(cat "$K")"
 L_STRIDE=$(delta swpin_large)
 
 # 5. auto, sequential, same memcg
-snap
-run $SEQ_PASSES seq
-phase "auto, seq"
-check_eq "auto, seq: every page verified" "0 0" "$(verified)"
-S=$(delta swpin_large_sampled)
-U=$(delta swpin_large_used)
+workload "auto, seq" $SEQ_PASSES seq
 check "auto, seq: sampled swapins ($S pages) at least three quarters used ($U)" \
 	sh -c "[ $S -ge $((128 * 16)) ] && [ $((4 * U)) -ge $((3 * S)) ]"
 check "auto, seq: large swapin on again (swpin_large_on +$(delta swpin_large_on))" \
