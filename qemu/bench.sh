@@ -2,7 +2,9 @@
 # make bench: every benchmark in qemu/bench/, in one run.
 #   - "# where: host" scripts run here once and print their own tables;
 #   - "# where: guest" scripts run in one boot of each release kernel, base
-#     then patched. Their plain output is shown per kernel (comparisons inside
+#     then patched; one with the line "# boot: own" (it changes what lasts
+#     for the boot: zswap, once on, keeps 6.12 from swapping in large
+#     folios) gets a boot of its own, after the shared one. Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
@@ -29,14 +31,14 @@ out=$top/build/logs/bench-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 export GUEST_MEM=${GUEST_MEM:-4G}
 
-host= guest=
+host= guest= own=
 for f in "$top"/qemu/bench/*.sh; do
 	[ -f "$f" ] || continue
 	n=$(basename "$f" .sh)
 	[ -n "${B:-}" ] && ! echo " $B " | grep -q " $n " && continue
 	case $(sed -n 's/^# where: *//p' "$f" | head -n 1) in
 	host) host="$host $n" ;;
-	guest) guest="$guest $n" ;;
+	guest) if grep -q '^# boot: own' "$f"; then own="$own $n"; else guest="$guest $n"; fi ;;
 	*) echo "bench: $f has no '# where: host|guest' line" >&2; exit 2 ;;
 	esac
 done
@@ -46,16 +48,24 @@ for n in $host; do
 	"$top/qemu/bench/$n.sh" 2>&1 | tee "$out/host-$n.txt"
 done
 
-if [ -n "$guest" ]; then
+if [ -n "$guest$own" ]; then
+	# the boots of one kernel: the shared one, then one per "boot: own"
+	boots=()
+	[ -n "$guest" ] && boots+=("$guest")
+	for n in $own; do boots+=("$n"); done
 	: > "$out/base-release.txt"
 	: > "$out/patched-release.txt"
 	for r in $(seq 1 "$rounds"); do
 		for k in base-release patched-release; do
-			echo "== guest benches on $k:$guest (round $r of $rounds)"
-			logs=$("$top/qemu/boot.sh" bench "$k" $guest)
-			tr -d '\r' < "$logs/results.log" > "$out/$k.r$r.txt"
+			: > "$out/$k.r$r.txt"
+			for b in "${boots[@]}"; do
+				echo "== guest benches on $k: $b (round $r of $rounds)"
+				# shellcheck disable=SC2086
+				logs=$("$top/qemu/boot.sh" bench "$k" $b)
+				tr -d '\r' < "$logs/results.log" | tee -a "$out/$k.r$r.txt" |
+					grep -v -e '^BENCH[ -]' -e '^### guest' | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
+			done
 			cat "$out/$k.r$r.txt" >> "$out/$k.txt"
-			grep -v -e '^BENCH[ -]' -e '^### guest' "$out/$k.r$r.txt" | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
 		done
 	done
 	echo

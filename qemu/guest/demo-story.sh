@@ -11,7 +11,8 @@
 #   3. a read error: one page's nbd slot fails its next read: SIGBUS on
 #      exactly that page, every other page verified;
 #   4. a tier that fails every write is passed over: its pages go to nbd
-#      (write_errors, retargeted_pages), nothing lost;
+#      (write_errors, retargeted_pages; few: it rests after a failure),
+#      nothing lost;
 #   5. a live drain: tierblk0 removed while a workload runs over it;
 #   6. the table: every workload's pages verified, corrupt, SIGBUS; and
 #      "USAGE" lines, a sample a second of what each tier held, which the
@@ -126,7 +127,7 @@ row "b: data, read error on nbd" /tmp/story-b.out
 tier_faults_off nbd
 echo "$cluster" > /proc/sys/vm/page-cluster
 
-say "4. tierblk0 fails every write: its pages go to nbd"
+say "4. tierblk0 fails every write: after the first failures it rests (write_error_rest_ms) and new pages go to nbd"
 e0=$(vswap_stat write_errors)
 r0=$(vswap_stat retargeted_pages)
 tier_error_rate tierblk0 write 100%
@@ -134,7 +135,8 @@ ss_bg c --size 48M --mem anon --thp never --pageout memcg --memcg-max 16M --seed
 	echo "   (workload c did not stop)"
 C=$SSPID
 tier_faults_off tierblk0
-echo "   write_errors +$(($(vswap_stat write_errors) - e0)), retargeted_pages +$(($(vswap_stat retargeted_pages) - r0))"
+echo "   write_errors +$(($(vswap_stat write_errors) - e0)), retargeted_pages +$(($(vswap_stat retargeted_pages) - r0))" \
+	"(few: a failed tier rests $(cat /sys/kernel/mm/vswap/write_error_rest_ms) ms and is passed over meanwhile)"
 show_tiers
 ss_finish "$C"
 row "c: data, tierblk0 writes fail" /tmp/story-c.out

@@ -1,9 +1,9 @@
 #!/bin/sh
 # where: guest
 # timeout: 1800
-# How much zswap holds per MiB of physical swap (issue 17; waits in
-# mm-patches/pending until it has run: goes to qemu/bench/). Runs last in
-# its boot (zswap, once on, changes swapin for the rest of the boot).
+# boot: own
+# How much zswap holds per MiB of physical swap (issue 17). A boot of its
+# own: zswap, once on, changes swapin for the rest of the boot.
 # One synchronous tierblk0 of ZCAP_TIER (16M: 4095 slots) behind zswap:
 # base 6.12 swaps on tierblk0 directly, where every page zswap stores
 # holds a slot of it; a kernel with virtual swap puts it behind a lazily

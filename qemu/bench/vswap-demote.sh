@@ -1,8 +1,8 @@
 #!/bin/sh
 # where: guest
 # timeout: 2400
-# What demotion buys a hot set (issue 17; waits in mm-patches/pending with
-# 0030-0031, goes to qemu/bench/ once it has run): tierblk0 (fast, 10 us
+# What demotion buys a hot set (issue 17; mm-patches' demotion and
+# watermark, docs/vswap.md): tierblk0 (fast, 10 us
 # reads and writes, prio 20) in front of tiernbd (slow, 1 ms, prio 10)
 # behind the virtual device. A cold filler pages DEMOTE_COLD (24M) out
 # first and stops: it fills tierblk0 (DEMOTE_FAST, 16M). Then a hot
@@ -80,7 +80,7 @@ wm=no
 [ -n "$d" ] && [ -e "$d/watermark" ] && wm=yes
 tiers_down
 if [ $wm = no ]; then
-	echo "vswap-demote: no tier watermark in this kernel (mm-patches 0031): nothing to measure"
+	echo "vswap-demote: no tier watermark in this kernel (mm-patches 0030): nothing to measure"
 	exit 0
 fi
 
