@@ -63,6 +63,7 @@ struct proc_result {
 	uint64_t fill_ns, pageout_ns;
 	uint64_t access_start_ns, access_end_ns;
 	uint64_t readback_start_ns, readback_end_ns;
+	uint64_t unmap_ns; /* swapin-timer: the munmap() after the read-back */
 	uint64_t resident_after_pageout;
 	uint64_t pages_verified, accesses, writes, bytes_accessed;
 	uint64_t corrupt, sigbus, eio;
@@ -835,6 +836,20 @@ static int worker(const struct ss_config *c, unsigned id, struct proc_result *re
 				    sizeof(res->folio_error)) == 0)
 			res->folio_stats_done = 1;
 	}
+	/*
+	 * swapin-timer: time the teardown too. munmap() frees what the
+	 * read-back left behind (swap cache folios and their slots), which
+	 * the synchronous path frees at fault time, inside the timed window.
+	 * A memfd keeps its pages: nothing to time there.
+	 */
+	if (c->mode == SS_MODE_SWAPIN_TIMER && p.fd < 0 && p.map) {
+		uint64_t t0 = ts_now_ns();
+
+		if (munmap(p.map, p.map_len) == 0) {
+			res->unmap_ns = ts_now_ns() - t0;
+			p.map = p.base = NULL;
+		}
+	}
 	rec_sort(&res->sigbus_pages);
 	rec_sort(&res->eio_pages);
 	rec_sort(&res->corrupt_pages);
@@ -1027,6 +1042,7 @@ struct run_totals {
 	uint64_t verified, corrupt, sigbus, eio, accesses, writes, bytes;
 	uint64_t fill_ns, pageout_ns, resident;
 	uint64_t a_start, a_end, r_start, r_end;
+	uint64_t unmap_ns; /* the slowest worker's */
 	int fc; /* first worker that saw a corrupt page, or -1 */
 };
 
@@ -1206,6 +1222,8 @@ static void run_add_up(struct run_state *s, struct run_totals *t)
 			if (r->access_end_ns > t->a_end)
 				t->a_end = r->access_end_ns;
 		}
+		if (r->unmap_ns > t->unmap_ns)
+			t->unmap_ns = r->unmap_ns;
 		if (r->readback_end_ns) {
 			if (r->readback_start_ns < t->r_start)
 				t->r_start = r->readback_start_ns;
@@ -1267,6 +1285,8 @@ static void report_run(struct ts_out *o, const struct run_state *s, const struct
 		ts_out_dbl(o, "swapin_us_per_page", (double)(t->r_end - t->r_start) / 1e3 /
 			   (double)(c->size / TS_PAGE_SIZE), 2);
 		ts_out_u64(o, "swapin_pswpin", ts_vmstat_delta(&s->vm1, &s->vm2, TS_VM_pswpin));
+		if (t->unmap_ns)
+			ts_out_dbl(o, "swapin_unmap_ms", (double)t->unmap_ns / 1e6, 2);
 	}
 	if (c->mode == SS_MODE_STRESS) {
 		const struct ts_hist *h = &t->h;

@@ -113,6 +113,11 @@ check "--zero-pct 100: a byte flipped in zero page 5 is reported (exit 1, expect
 run "$SS" --size 4M --pageout none --mode swapin-timer --mem shmem
 check "swapstress swapin-timer (no pageout) reports swapin_ms and verifies" \
 	sh -c '[ $0 -eq 0 ] && grep -q "^swapin_ms=" "$1" && grep -q "^pages_verified=1024$" "$1"' $rc "$T/out"
+check "swapstress swapin-timer on a memfd times no unmap (the memfd keeps its pages)" \
+	sh -c '! grep -q "^swapin_unmap_ms=" "$0"' "$T/out"
+run "$SS" --size 4M --pageout none --mode swapin-timer --mem anon
+check "swapstress swapin-timer on anon also times the unmap after the read-back (swapin_unmap_ms > 0)" \
+	sh -c '[ $0 -eq 0 ] && awk -F= "\$1 == \"swapin_unmap_ms\" && \$2 > 0 { ok = 1 } END { exit !ok }" "$1"' $rc "$T/out"
 
 run "$SS" --size 2M --pageout none --json --pattern random
 check "swapstress --json prints one parseable JSON object" \
