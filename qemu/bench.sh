@@ -4,7 +4,9 @@
 #   - "# where: guest" scripts run in one boot of each release kernel, base
 #     then patched; one with the line "# boot: own" (it changes what lasts
 #     for the boot: zswap, once on, keeps 6.12 from swapping in large
-#     folios) gets a boot of its own, after the shared one. Their plain output is shown per kernel (comparisons inside
+#     folios) gets a boot of its own, after the shared one, whose kernel
+#     command line also gets the script's "# append: <parameters>" (e.g.
+#     brd.rd_size for a built-in brd of the size it needs). Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
@@ -60,8 +62,13 @@ if [ -n "$guest$own" ]; then
 			: > "$out/$k.r$r.txt"
 			for b in "${boots[@]}"; do
 				echo "== guest benches on $k: $b (round $r of $rounds)"
+				app=
+				case $b in
+				*' '*) ;;
+				*) app=$(sed -n 's/^# append: *//p' "$top/qemu/bench/$b.sh" | head -n 1) ;;
+				esac
 				# shellcheck disable=SC2086
-				logs=$("$top/qemu/boot.sh" bench "$k" $b)
+				logs=$(EXTRA_APPEND="${EXTRA_APPEND:-}${app:+ $app}" "$top/qemu/boot.sh" bench "$k" $b)
 				tr -d '\r' < "$logs/results.log" | tee -a "$out/$k.r$r.txt" |
 					grep -v -e '^BENCH[ -]' -e '^### guest' | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
 			done

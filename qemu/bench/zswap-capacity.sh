@@ -37,10 +37,11 @@ pid=$!
 wait_stopped "$pid" 900 || { echo "zswap-capacity: swapstress did not stop: $(cat "$OUT")"; exit 1; }
 held=$(cat /sys/kernel/debug/zswap/stored_pages)
 slots=$(($(tier_used_kb tierblk0) / 4))
-res=$(kv_get "$OUT" resident_after_pageout)
 kill -CONT "$pid"
 wait "$pid"
 rc=$?
+# printed at the end: what could go neither to zswap nor to a slot
+res=$(kv_get "$OUT" resident_after_pageout)
 echo "zswap-capacity ($mode): zswap holds $held pages, tierblk0 ($TIER) $slots slots used," \
 	"${res:-?} pages stayed resident; exit $rc, corrupt $(kv_get "$OUT" corrupt)," \
 	"verified $(kv_get "$OUT" pages_verified) of $(kv_get "$OUT" pages)"
@@ -48,4 +49,5 @@ echo "zswap-capacity ($mode): zswap holds $held pages, tierblk0 ($TIER) $slots s
 echo "BENCH-TABLE zswap-capacity"
 echo "BENCH zswap-capacity.held_per_tier_MiB $(echo "$held $mb" | awk '{ printf "%.1f", $1 / $2 }') pages/MiB"
 echo "BENCH zswap-capacity.held $held pages"
+echo "BENCH zswap-capacity.resident ${res:-0} pages"
 echo "reproduce: make bench B=zswap-capacity   (ZCAP_TIER, ZCAP_SIZE through GUEST_ENV)"
