@@ -27,6 +27,14 @@
 # built in and sized on the command line (the append line above: 256 MiB,
 # room for a SWAPCOST_SIZE of 64M); each device is made once at the
 # roomy size and the swap area sized per case (mkswap DEV KBYTES).
+# SWAPCOST_PROFILE=1 (item 1; a kernel with ftrace's function profiler:
+# make guest-image FLAVOUR=profile, then GUEST_CPUS=1 qemu/boot.sh bench
+# patched-profile swapin-cost, one vCPU as vswap-vs-direct says why)
+# adds one profiled run per variant, the swap area roomy: from the end of
+# the pageout to the exit (read-back, untimed verification, unmap), the
+# self time of the swap-in path's functions (FPROF list below), per page
+# and per phase. The profiler's cost is in those times: compare the rows
+# with each other, not with the release kernel's.
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${SWAPCOST_SIZE:-64M}
@@ -70,6 +78,37 @@ setup() {
 	brd-sync) echo 3 > /proc/sys/vm/page-cluster && echo /dev/ram0 ;;
 	zram-sync) echo 3 > /proc/sys/vm/page-cluster && echo "$zdev" ;;
 	esac
+}
+
+# phase:function... of the profile; self time, so a function's time
+# leaves out the listed ones it calls (memcpy and the rest unlisted stay
+# in their caller's)
+FPROF_PHASES="fault:handle_mm_fault,do_swap_page
+alloc:vma_alloc_folio_noprof,mem_cgroup_swapin_charge_folio,mem_cgroup_swapin_uncharge_swap
+cache:swapcache_prepare,swapcache_clear,swap_cache_get_folio,add_to_swap_cache,__read_swap_cache_async,swapin_readahead,swap_cluster_readahead,swap_vma_readahead,workingset_refault,folio_free_swap,__delete_from_swap_cache,delete_from_swap_cache
+io:swap_read_folio,swap_read_folio_bdev_sync,submit_bio,submit_bio_wait,tierblk_submit_bio,brd_submit_bio,zram_submit_bio
+map:folio_add_new_anon_rmap,folio_add_lru,folio_add_lru_vma,folio_batch_move_lru
+free:swap_free_nr,free_swap_slot,swapcache_free_entries,swap_entry_range_free,swap_range_free,__swap_entries_free,free_swap_and_cache_nr,tierblk_swap_slot_free_notify,zram_slot_free_notify
+unmap:zap_pte_range"
+FPROF_FUNCS=$(echo "$FPROF_PHASES" | sed 's/^[a-z]*://' | tr ',\n' '  ')
+
+# profiled VARIANT: one roomy run under the function profiler, from the
+# end of the pageout to the exit; appends "FUNC HITS US" lines to
+# /tmp/swapin-cost.prof.VARIANT
+profiled() {
+	local dev out=/tmp/swapin-cost.out pid
+	dev=$(setup "$1") || return 1
+	mkswap "$dev" "$ROOMY_KB" > /dev/null && swapon "$dev" || return 1
+	swapstress --mode swapin-timer --mem anon --thp never --size "$SIZE" --seed 99 \
+		--stop-after-pageout > "$out" 2>&1 &
+	pid=$!
+	wait_stopped "$pid" 300 || { kill_bg "$pid"; swapoff "$dev"; return 1; }
+	FPROF_SELF=1 fprof_start $FPROF_FUNCS || { kill_bg "$pid"; swapoff "$dev"; return 1; }
+	kill -CONT "$pid"
+	wait "$pid"
+	fprof_stop "/tmp/swapin-cost.prof.$1"
+	swapoff "$dev"
+	[ "$(kv_get "$out" corrupt)" = 0 ]
 }
 
 # one VARIANT KB SEED: "swapin_ms unmap_ms" of one run
@@ -133,4 +172,25 @@ for fill in roomy full; do
 		"with the unmap: readahead \$(ratio \$t_${fill}_tierblk_cache_ra \$t_${fill}_tierblk_sync)x," \
 		"page-cluster 0 \$(ratio \$t_${fill}_tierblk_cache \$t_${fill}_tierblk_sync)x\""
 done
-echo "reproduce: make bench B=swapin-cost   (SWAPCOST_SIZE, SWAPCOST_RUNS through GUEST_ENV)"
+if [ "${SWAPCOST_PROFILE:-0}" = 1 ]; then
+	for v in $VARIANTS; do
+		profiled "$v" || { echo "swapin-cost: no function profile (FLAVOUR=profile has the profiler)"; exit 1; }
+	done
+	echo "function profile, the swap area roomy, one run each: self time per page, us (not traceable here:$(fprof_missing $FPROF_FUNCS))"
+	printf '%-18s' variant
+	for ph in $(echo "$FPROF_PHASES" | cut -d: -f1); do printf ' %8s' "$ph"; done
+	printf ' %8s\n' sum
+	for v in $VARIANTS; do
+		printf '%-18s' "$v"
+		echo "$FPROF_PHASES" | awk -v f="/tmp/swapin-cost.prof.$v" -v p="$pages" -F'[:,]' '
+			BEGIN { while ((getline l < f) > 0) { split(l, a, " "); us[a[1]] += a[3] } }
+			{ t = 0; for (i = 2; i <= NF; i++) t += us[$i]; printf " %8.2f", t / p; sum += t }
+			END { printf " %8.2f\n", sum / p }'
+	done
+	for v in $VARIANTS; do
+		echo "top functions by self time, $v (calls, us per page):"
+		sort -k3,3gr "/tmp/swapin-cost.prof.$v" | head -n 8 |
+			awk -v p="$pages" '{ printf "  %-32s %9d %8.2f\n", $1, $2, $3 / p }'
+	done
+fi
+echo "reproduce: make bench B=swapin-cost   (SWAPCOST_SIZE, SWAPCOST_RUNS, SWAPCOST_PROFILE through GUEST_ENV)"

@@ -13,7 +13,9 @@
 #                 the profiler off; appends "FUNC HITS TIME_US" per
 #                 function, summed over CPUs, to FILE. The time includes
 #                 the calls the function makes (graph-time), and with them
-#                 the profiler's own cost at each profiled call below it
+#                 the profiler's own cost at each profiled call below it;
+#                 with FPROF_SELF=1 at fprof_start, only what the function
+#                 itself ran, the profiled functions it called left out
 #   fprof_table ROUNDS A FILE_A B FILE_B
 #                 per function: calls and us a call under A and B, and
 #                 the ms a round B spends there more than A
@@ -50,7 +52,11 @@ fprof_start() {
 	done
 	# an empty filter would profile every function in the kernel
 	grep -q . "$FPROF/set_ftrace_filter" || return 1
-	echo 1 > "$FPROF/options/graph-time"
+	if [ "${FPROF_SELF:-0}" = 1 ]; then
+		echo 0 > "$FPROF/options/graph-time"
+	else
+		echo 1 > "$FPROF/options/graph-time"
+	fi
 	# enabling it starts every count from zero
 	echo 1 > "$FPROF/function_profile_enabled"
 }
