@@ -65,19 +65,21 @@ ram_kb=$(($(cat /sys/block/ram0/size) / 2))
 tierblk_load size=$((ROOMY_KB / 1024))M || { echo "swapin-cost: tierblk"; exit 1; }
 zdev=$(zram_dev_up "$((ROOMY_KB / 1024))M") || { echo "swapin-cost: zram"; exit 1; }
 
-# setup VARIANT: the device to swap on, its settings made
-setup() {
+# variant_swapon VARIANT KB: the variant's device set up (synchronous or
+# not, page-cluster) with a swap area of KB on it, swapped on; its path
+# on stdout
+variant_swapon() {
+	local dev=/dev/tierblk0 pc=3
 	case $1 in
-	tierblk-sync) tierblk_set 0 synchronous 1 && echo 3 > /proc/sys/vm/page-cluster && echo /dev/tierblk0 ;;
-	tierblk-cache-ra)
-		tierblk_set 0 synchronous 0 && tierblk_set 0 completion inline &&
-			echo 3 > /proc/sys/vm/page-cluster && echo /dev/tierblk0 ;;
-	tierblk-cache)
-		tierblk_set 0 synchronous 0 && tierblk_set 0 completion inline &&
-			echo 0 > /proc/sys/vm/page-cluster && echo /dev/tierblk0 ;;
-	brd-sync) echo 3 > /proc/sys/vm/page-cluster && echo /dev/ram0 ;;
-	zram-sync) echo 3 > /proc/sys/vm/page-cluster && echo "$zdev" ;;
+	tierblk-sync) tierblk_set 0 synchronous 1 || return 1 ;;
+	tierblk-cache-ra | tierblk-cache)
+		tierblk_set 0 synchronous 0 && tierblk_set 0 completion inline || return 1
+		[ "$1" = tierblk-cache ] && pc=0 ;;
+	brd-sync) dev=/dev/ram0 ;;
+	zram-sync) dev=$zdev ;;
 	esac
+	echo "$pc" > /proc/sys/vm/page-cluster && mkswap "$dev" "$2" > /dev/null && swapon "$dev" || return 1
+	echo "$dev"
 }
 
 # phase:function... of the profile; self time, so a function's time
@@ -97,8 +99,7 @@ FPROF_FUNCS=$(echo "$FPROF_PHASES" | sed 's/^[a-z]*://' | tr ',\n' '  ')
 # /tmp/swapin-cost.prof.VARIANT
 profiled() {
 	local dev out=/tmp/swapin-cost.out pid
-	dev=$(setup "$1") || return 1
-	mkswap "$dev" "$ROOMY_KB" > /dev/null && swapon "$dev" || return 1
+	dev=$(variant_swapon "$1" "$ROOMY_KB") || return 1
 	swapstress --mode swapin-timer --mem anon --thp never --size "$SIZE" --seed 99 \
 		--stop-after-pageout > "$out" 2>&1 &
 	pid=$!
@@ -114,9 +115,7 @@ profiled() {
 # one VARIANT KB SEED: "swapin_ms unmap_ms" of one run
 one() {
 	local dev out=/tmp/swapin-cost.out
-	dev=$(setup "$1") || return 1
-	mkswap "$dev" "$2" > /dev/null || return 1
-	swapon "$dev" || return 1
+	dev=$(variant_swapon "$1" "$2") || return 1
 	swapstress --mode swapin-timer --mem anon --thp never --size "$SIZE" --seed "$3" > "$out" 2>&1
 	swapoff "$dev" || return 1
 	if [ "$(kv_get "$out" corrupt)" != 0 ] || [ -z "$(kv_get "$out" swapin_unmap_ms)" ]; then
