@@ -11,6 +11,13 @@ smallest to the largest round, everything divided by base's median so
 metrics of different units share one axis (1 = base). Each metric's label
 says its unit and which way is better (the rule of bench-ab.awk: times
 and sizes lower, everything else higher).
+Two more kinds of line, drawn per table when present:
+  "BENCH-CDF <name> <unit> <q>:<value> ..." a distribution as quantiles:
+    cdf-<slug>.svg, one curve per name and kernel (base dashed, patched
+    solid), the value on a log axis;
+  "BENCH-PHASES <name> <unit> <phase>=<value> ..." a cost split in parts:
+    phases-<slug>.svg, one stacked bar per name and kernel.
+Over several rounds each point is the median of the rounds'.
 Prints one line per picture. Exit 2 on a bad directory, 1 if gnuplot fails.
 """
 import os
@@ -23,8 +30,21 @@ NUM = re.compile(r"^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
 LOWER_BETTER = re.compile(r"^((ns|us|ms|s)|(B|KiB|MiB|GiB|kB|KB|MB|GB)(/(slot|page|op))?)$")
 
 
-def read_rounds(path):
-    """{title: {name: (unit, [values])}} and the titles and names in order."""
+def pairs(words, sep):
+    """[(key, float)] of the words "key<sep>number"; None if one is not."""
+    out = []
+    for w in words:
+        k, _, v = w.partition(sep)
+        if not k or not NUM.match(v):
+            return None
+        out.append((k, float(v)))
+    return out or None
+
+
+def read_rounds(path, series=None):
+    """{title: {name: (unit, [values])}} and the titles and names in order.
+    series, if given, is filled with the BENCH-CDF and BENCH-PHASES lines:
+    {(kind, title): {name: (unit, [(key, value)...])}}."""
     tables, order = {}, []
     title = ""
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -38,22 +58,49 @@ def read_rounds(path):
                     order.append(title)
                 unit, vals = tables[title].setdefault(w[1], (w[3], []))
                 vals.append(float(w[2]))
+            elif len(w) >= 4 and w[0] in ("BENCH-CDF", "BENCH-PHASES") and series is not None:
+                kind = "cdf" if w[0] == "BENCH-CDF" else "phases"
+                pts = pairs(w[3:], ":" if kind == "cdf" else "=")
+                if pts is None:
+                    sys.stderr.write("bench-plot: %s: a %s line that does not parse: %s\n"
+                                     % (path, w[0], line.strip()))
+                    continue
+                series.setdefault((kind, title), {})[w[1]] = (w[2], pts)
     return tables, order
 
 
-def collect(directory, kernel):
-    """Every round of one kernel: {title: {name: (unit, [values])}}, order."""
+def merge_series(rounds):
+    """The rounds' series of one kernel, each point the median over the
+    rounds that have it: {(kind, title): {name: (unit, [(key, value)])}}."""
+    out = {}
+    for r in rounds:
+        for kt, names in r.items():
+            for name, (unit, pts) in names.items():
+                u, acc = out.setdefault(kt, {}).setdefault(name, (unit, {}))
+                for k, v in pts:
+                    acc.setdefault(k, []).append(v)
+    return {kt: {name: (u, [(k, statistics.median(v)) for k, v in acc.items()])
+                 for name, (u, acc) in names.items()}
+            for kt, names in out.items()}
+
+
+def collect(directory, kernel, series=None):
+    """Every round of one kernel: {title: {name: (unit, [values])}}, order;
+    series, if given, gets the rounds' BENCH-CDF/-PHASES (merge_series)."""
     files = sorted(f for f in os.listdir(directory)
                    if re.fullmatch(re.escape(kernel) + r"\.r[0-9]+\.txt", f))
-    merged, order = {}, []
+    merged, order, rounds = {}, [], []
     for f in files:
-        tables, o = read_rounds(os.path.join(directory, f))
+        rounds.append({})
+        tables, o = read_rounds(os.path.join(directory, f), rounds[-1])
         for t in o:
             if t not in merged:
                 merged[t] = {}
                 order.append(t)
             for name, (unit, vals) in tables[t].items():
                 merged[t].setdefault(name, (unit, []))[1].extend(vals)
+    if series is not None:
+        series.update(merge_series(rounds))
     return merged, order, len(files)
 
 
@@ -93,11 +140,110 @@ def plot(directory, title, rows, rounds):
         % quote(base + ".dat"),
         "",
     ])
+    return gnuplot(script, base + ".svg", title)
+
+
+def gnuplot(script, svg, what):
     r = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-    if r.returncode != 0 or not os.path.exists(base + ".svg"):
-        sys.stderr.write("bench-plot: gnuplot failed for %s: %s\n" % (title, r.stderr.strip()))
+    if r.returncode != 0 or not os.path.exists(svg):
+        sys.stderr.write("bench-plot: gnuplot failed for %s: %s\n" % (what, r.stderr.strip()))
         return None
-    return base + ".svg"
+    return svg
+
+
+COLOURS = ["#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb",
+           "#000000", "#ee7733", "#0077bb"]
+
+
+def short(name, names):
+    """name without the prefix every name of the plot shares."""
+    pre = os.path.commonprefix(names)
+    pre = pre[:pre.rfind(".") + 1] if "." in pre else ""
+    return name[len(pre):] or name
+
+
+def plot_cdf(directory, title, kernels):
+    """cdf-<slug>.svg from {kernel: {name: (unit, [(q, v)])}}; its path."""
+    base = os.path.join(directory, "cdf-" + slug(title))
+    names = sorted({n for k in kernels.values() for n in k})
+    units = {u for k in kernels.values() for u, _ in k.values()}
+    cmds = []
+    with open(base + ".dat", "w", encoding="utf-8") as f:
+        f.write("# blocks: kernel name; columns: value fraction\n")
+        idx = 0
+        for i, name in enumerate(names):
+            for kernel, dash in (("base-release", 2), ("patched-release", 1)):
+                if name not in kernels.get(kernel, {}):
+                    continue
+                pts = sorted((v, float(q)) for q, v in kernels[kernel][name][1])
+                f.write("# %s %s\n" % (kernel, name))
+                for v, q in pts:
+                    f.write("%.6g %.6g\n" % (max(v, 1e-3), q))
+                f.write("\n\n")
+                cmds.append("%s index %d using 1:2 with linespoints dt %d pt 7 ps 0.4 lc rgb '%s' title %s"
+                            % (quote(base + ".dat"), idx, dash, COLOURS[i % len(COLOURS)],
+                               quote("%s, %s" % (short(name, names), kernel.split("-")[0]))))
+                idx += 1
+    if not cmds:
+        return None
+    script = "\n".join([
+        "set terminal svg size 900,560 dynamic noenhanced font 'sans,11'",
+        "set output " + quote(base + ".svg"),
+        "set title " + quote("%s: distribution (base dashed, patched solid)" % (title or "make bench")),
+        "set xlabel " + quote("per-item time (%s), log scale" % "/".join(sorted(units))),
+        "set ylabel 'fraction at or below'",
+        "set logscale x",
+        "set yrange [0:1.02]",
+        "set grid",
+        "set key outside right top",
+        "plot " + ", ".join(cmds),
+        "",
+    ])
+    return gnuplot(script, base + ".svg", title)
+
+
+def plot_phases(directory, title, kernels):
+    """phases-<slug>.svg from {kernel: {name: (unit, [(phase, v)])}}."""
+    base = os.path.join(directory, "phases-" + slug(title))
+    names = sorted({n for k in kernels.values() for n in k})
+    phases = []
+    for k in kernels.values():
+        for _, pts in k.values():
+            for ph, _ in pts:
+                if ph not in phases:
+                    phases.append(ph)
+    units = {u for k in kernels.values() for u, _ in k.values()}
+    rows = 0
+    with open(base + ".dat", "w", encoding="utf-8") as f:
+        f.write("bar " + " ".join(quote(p) for p in phases) + "\n")
+        for name in names:
+            for kernel in ("base-release", "patched-release"):
+                if name not in kernels.get(kernel, {}):
+                    continue
+                d = dict(kernels[kernel][name][1])
+                f.write(quote("%s %s" % (short(name, names), kernel.split("-")[0])) + " "
+                        + " ".join("%.6g" % d.get(p, 0.0) for p in phases) + "\n")
+                rows += 1
+    if not rows:
+        return None
+    script = "\n".join([
+        "set terminal svg size %d,520 dynamic noenhanced font 'sans,11'" % max(640, 70 * rows),
+        "set output " + quote(base + ".svg"),
+        "set title " + quote("%s: cost by phase, base and patched side by side" % (title or "make bench")),
+        "set ylabel " + quote("/".join(sorted(units))),
+        "set style data histograms",
+        "set style histogram rowstacked",
+        "set style fill solid 0.7 border -1",
+        "set boxwidth 0.7",
+        "set yrange [0:*]",
+        "set grid ytics",
+        "set xtics rotate by -30",
+        "set key outside right top",
+        "plot for [i=2:%d] %s using i:xtic(1) title columnheader(i) lc rgb word(%s, i - 1)"
+        % (len(phases) + 1, quote(base + ".dat"), quote(" ".join(COLOURS))),
+        "",
+    ])
+    return gnuplot(script, base + ".svg", title)
 
 
 def main(argv):
@@ -105,8 +251,9 @@ def main(argv):
         sys.stderr.write("bench-plot: usage: bench-plot.py DIR (a make bench result directory)\n")
         return 2
     d = argv[1]
-    base, border, nb = collect(d, "base-release")
-    patched, porder, npat = collect(d, "patched-release")
+    bseries, pseries = {}, {}
+    base, border, nb = collect(d, "base-release", bseries)
+    patched, porder, npat = collect(d, "patched-release", pseries)
     if not nb or not npat:
         sys.stderr.write("bench-plot: %s has no base-release.rN.txt or patched-release.rN.txt\n" % d)
         return 2
@@ -134,6 +281,17 @@ def main(argv):
             continue
         print("plot: %s (%d metrics%s)" % (svg, len(rows),
               "; left out, no value on both kernels: " + " ".join(left) if left else ""))
+    keys = list(bseries) + [k for k in pseries if k not in bseries]
+    for kind, title in keys:
+        kernels = {"base-release": bseries.get((kind, title), {}),
+                   "patched-release": pseries.get((kind, title), {})}
+        draw = plot_cdf if kind == "cdf" else plot_phases
+        svg = draw(d, title, kernels)
+        if svg is None:
+            failed = 1
+            continue
+        print("plot: %s (%s of %d series)" % (svg, "distributions" if kind == "cdf" else "phases",
+                                             len(set(kernels["base-release"]) | set(kernels["patched-release"]))))
     return failed
 
 

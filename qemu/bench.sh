@@ -6,7 +6,11 @@
 #     for the boot: zswap, once on, keeps 6.12 from swapping in large
 #     folios) gets a boot of its own, after the shared one, whose kernel
 #     command line also gets the script's "# append: <parameters>" (e.g.
-#     brd.rd_size for a built-in brd of the size it needs). Their plain output is shown per kernel (comparisons inside
+#     brd.rd_size for a built-in brd of the size it needs); one that also
+#     has "# profile: NAME=VALUE" gets one more boot per kernel, of the
+#     profile flavour (ftrace's function profiler; built here if missing)
+#     with one vCPU and that setting in GUEST_ENV, for the part of it that
+#     splits time by function. Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
@@ -50,25 +54,44 @@ for n in $host; do
 	"$top/qemu/bench/$n.sh" 2>&1 | tee "$out/host-$n.txt"
 done
 
+# profile_env NAME: the bench's "# profile:" setting, if any
+profile_env() { sed -n 's/^# profile: *//p' "$top/qemu/bench/$1.sh" | head -n 1; }
+
 if [ -n "$guest$own" ]; then
-	# the boots of one kernel: the shared one, then one per "boot: own"
+	# the boots of one kernel: the shared one, then one per "boot: own",
+	# each followed by its profile boot ("NAME@profile") if it asks
 	boots=()
 	[ -n "$guest" ] && boots+=("$guest")
-	for n in $own; do boots+=("$n"); done
+	for n in $own; do
+		boots+=("$n")
+		[ -n "$(profile_env "$n")" ] && boots+=("$n@profile")
+	done
+	if [[ " ${boots[*]} " == *@profile* ]]; then
+		for t in base patched; do
+			make -s -C "$top" guest-image TREE=$t FLAVOUR=profile KSELFTEST_PARTS=none ||
+				{ echo "bench: the $t-profile guest image did not build" >&2; exit 1; }
+		done
+	fi
 	: > "$out/base-release.txt"
 	: > "$out/patched-release.txt"
 	for r in $(seq 1 "$rounds"); do
 		for k in base-release patched-release; do
 			: > "$out/$k.r$r.txt"
 			for b in "${boots[@]}"; do
-				echo "== guest benches on $k: $b (round $r of $rounds)"
-				app=
+				app= kb=$k env=${GUEST_ENV:-} cpus=${GUEST_CPUS:-}
+				case $b in
+				*@profile)
+					b=${b%@profile} kb=${k%-release}-profile cpus=1
+					env="${env:+$env }$(profile_env "$b")" ;;
+				esac
+				echo "== guest benches on $kb: $b (round $r of $rounds)"
 				case $b in
 				*' '*) ;;
 				*) app=$(sed -n 's/^# append: *//p' "$top/qemu/bench/$b.sh" | head -n 1) ;;
 				esac
 				# shellcheck disable=SC2086
-				logs=$(EXTRA_APPEND="${EXTRA_APPEND:-}${app:+ $app}" "$top/qemu/boot.sh" bench "$k" $b)
+				logs=$(GUEST_ENV="$env" GUEST_CPUS=$cpus EXTRA_APPEND="${EXTRA_APPEND:-}${app:+ $app}" \
+					"$top/qemu/boot.sh" bench "$kb" $b)
 				tr -d '\r' < "$logs/results.log" | tee -a "$out/$k.r$r.txt" |
 					grep -v -e '^BENCH[ -]' -e '^### guest' | sed 's/^### begin \([^ ]*\).*/-- \1 --/; /^### end /d'
 			done

@@ -21,20 +21,29 @@
 #    (synchronous, notification);
 #  - two fills of the swap area: roomy (SWAPCOST_SIZE in 4x its size)
 #    and full (in 1.25x: over half full, vm_swap_full(), where the swap
-#    cache path also frees each slot at fault time).
+#    cache path also frees each slot at fault time);
+#  - shmem (a shared anonymous mapping) read back the same way from
+#    tierblk synchronous=1 at order 0, 64K and 2M (shmem mTHP), the swap
+#    area roomy: mm-patches 0001's path (no swap cache, the large folio
+#    kept whole) against base's swap cache;
+#  - per variant one more run, roomy, with every page's read-back timed
+#    (swapstress --fault-times): its distribution, printed as quantiles
+#    and drawn by make bench as a CDF per variant (BENCH-CDF lines).
 # Variants interleaved run by run (a change in the host's speed hits all
 # of them), SWAPCOST_RUNS (5) runs, medians. A boot of its own: brd is
 # built in and sized on the command line (the append line above: 256 MiB,
 # room for a SWAPCOST_SIZE of 64M); each device is made once at the
 # roomy size and the swap area sized per case (mkswap DEV KBYTES).
-# SWAPCOST_PROFILE=1 (item 1; a kernel with ftrace's function profiler:
-# make guest-image FLAVOUR=profile, then GUEST_CPUS=1 qemu/boot.sh bench
-# patched-profile swapin-cost, one vCPU as vswap-vs-direct says why)
-# adds one profiled run per variant, the swap area roomy: from the end of
-# the pageout to the exit (read-back, untimed verification, unmap), the
-# self time of the swap-in path's functions (FPROF list below), per page
-# and per phase. The profiler's cost is in those times: compare the rows
-# with each other, not with the release kernel's.
+# SWAPCOST_PROFILE=1 (item 1; a kernel with ftrace's function profiler,
+# FLAVOUR=profile: make bench boots one per kernel for this bench, the
+# "# profile:" line below, one vCPU as vswap-vs-direct says why) adds one
+# profiled run per variant, the swap area roomy: from the end of the
+# pageout to the exit (read-back, untimed verification, unmap), the self
+# time of the swap-in path's functions (FPROF list below), per page and
+# per phase (BENCH-PHASES lines: make bench stacks them). SWAPCOST_PROFILE
+# =only runs the profile alone. The profiler's cost is in those times:
+# compare the rows with each other, not with the release kernel's.
+# profile: SWAPCOST_PROFILE=only
 . /usr/lib/tierswap/lib.sh
 
 SIZE=${SWAPCOST_SIZE:-64M}
@@ -42,19 +51,28 @@ RUNS=${SWAPCOST_RUNS:-5}
 MB=${SIZE%M}
 ROOMY_KB=$((MB * 4 * 1024))
 FULL_KB=$((MB * 5 * 1024 / 4))
-VARIANTS="tierblk-sync tierblk-cache-ra tierblk-cache brd-sync zram-sync"
+PROFILE=${SWAPCOST_PROFILE:-0}
+# anon at order 0 in both fills; shmem (tierblk synchronous=1) roomy only
+ANON="tierblk-sync tierblk-cache-ra tierblk-cache brd-sync zram-sync"
+SHMEM="shmem-0 shmem-64k shmem-2m"
+VARIANTS="$ANON $SHMEM"
 zdev=
 
 cleanup() {
 	swapoff /dev/tierblk0 /dev/ram0 ${zdev:+"$zdev"} 2>/dev/null
 	[ -n "$zdev" ] && zram_dev_down "$zdev"
 	echo "$cluster" > /proc/sys/vm/page-cluster
+	thp_reset
 	tierblk_unload 2>/dev/null
 }
 
 case $SIZE in
 *M) ;;
 *) echo "swapin-cost: SWAPCOST_SIZE='$SIZE': give MiB (64M)"; exit 2 ;;
+esac
+case $PROFILE in
+0 | 1 | only) ;;
+*) echo "swapin-cost: SWAPCOST_PROFILE='$PROFILE': 0, 1 or only"; exit 2 ;;
 esac
 cluster=$(cat /proc/sys/vm/page-cluster)
 trap cleanup EXIT
@@ -66,12 +84,17 @@ tierblk_load size=$((ROOMY_KB / 1024))M || { echo "swapin-cost: tierblk"; exit 1
 zdev=$(zram_dev_up "$((ROOMY_KB / 1024))M") || { echo "swapin-cost: zram"; exit 1; }
 
 # variant_swapon VARIANT KB: the variant's device set up (synchronous or
-# not, page-cluster) with a swap area of KB on it, swapped on; its path
-# on stdout
+# not, page-cluster, shmem's folio size) with a swap area of KB on it,
+# swapped on; its path on stdout
 variant_swapon() {
 	local dev=/dev/tierblk0 pc=3
+	thp_reset
+	thp_set 64kB never
 	case $1 in
 	tierblk-sync) tierblk_set 0 synchronous 1 || return 1 ;;
+	shmem-*)
+		tierblk_set 0 synchronous 1 || return 1
+		order_setup "$(variant_order "$1")" > /dev/null || return 1 ;;
 	tierblk-cache-ra | tierblk-cache)
 		tierblk_set 0 synchronous 0 && tierblk_set 0 completion inline || return 1
 		[ "$1" = tierblk-cache ] && pc=0 ;;
@@ -82,16 +105,36 @@ variant_swapon() {
 	echo "$dev"
 }
 
+# variant_order VARIANT: shmem's folio size for order_setup (0 for anon)
+variant_order() {
+	case $1 in
+	shmem-64k) echo 64K ;;
+	shmem-2m) echo 2M ;;
+	*) echo 0 ;;
+	esac
+}
+
+# swapstress_args VARIANT: what the variant's memory is (the --thp
+# advice order_setup gives for its folio size)
+swapstress_args() {
+	case $1 in
+	shmem-0) echo "--mem shared --thp never" ;;
+	shmem-64k) echo "--mem shared --thp default" ;;
+	shmem-2m) echo "--mem shared --thp always" ;;
+	*) echo "--mem anon --thp never" ;;
+	esac
+}
+
 # phase:function... of the profile; self time, so a function's time
 # leaves out the listed ones it calls (memcpy and the rest unlisted stay
 # in their caller's)
-FPROF_PHASES="fault:handle_mm_fault,do_swap_page
-alloc:vma_alloc_folio_noprof,mem_cgroup_swapin_charge_folio,mem_cgroup_swapin_uncharge_swap
-cache:swapcache_prepare,swapcache_clear,swap_cache_get_folio,add_to_swap_cache,__read_swap_cache_async,swapin_readahead,swap_cluster_readahead,swap_vma_readahead,workingset_refault,folio_free_swap,__delete_from_swap_cache,delete_from_swap_cache
+FPROF_PHASES="fault:handle_mm_fault,do_swap_page,shmem_fault,shmem_get_folio_gfp,shmem_swapin_folio
+alloc:vma_alloc_folio_noprof,mem_cgroup_swapin_charge_folio,mem_cgroup_swapin_uncharge_swap,shmem_alloc_folio
+cache:swapcache_prepare,swapcache_clear,swap_cache_get_folio,add_to_swap_cache,__read_swap_cache_async,swapin_readahead,swap_cluster_readahead,swap_vma_readahead,workingset_refault,folio_free_swap,__delete_from_swap_cache,delete_from_swap_cache,shmem_swapin_cluster,shmem_swapin_direct,shmem_add_to_page_cache
 io:swap_read_folio,swap_read_folio_bdev_sync,submit_bio,submit_bio_wait,tierblk_submit_bio,brd_submit_bio,zram_submit_bio
-map:folio_add_new_anon_rmap,folio_add_lru,folio_add_lru_vma,folio_batch_move_lru
+map:folio_add_new_anon_rmap,folio_add_lru,folio_add_lru_vma,folio_batch_move_lru,set_pte_range,finish_fault
 free:swap_free_nr,free_swap_slot,swapcache_free_entries,swap_entry_range_free,swap_range_free,__swap_entries_free,free_swap_and_cache_nr,tierblk_swap_slot_free_notify,zram_slot_free_notify
-unmap:zap_pte_range"
+unmap:zap_pte_range,shmem_undo_range"
 FPROF_FUNCS=$(echo "$FPROF_PHASES" | sed 's/^[a-z]*://' | tr ',\n' '  ')
 
 # profiled VARIANT: one roomy run under the function profiler, from the
@@ -100,7 +143,8 @@ FPROF_FUNCS=$(echo "$FPROF_PHASES" | sed 's/^[a-z]*://' | tr ',\n' '  ')
 profiled() {
 	local dev out=/tmp/swapin-cost.out pid
 	dev=$(variant_swapon "$1" "$ROOMY_KB") || return 1
-	swapstress --mode swapin-timer --mem anon --thp never --size "$SIZE" --seed 99 \
+	# shellcheck disable=SC2046
+	swapstress --mode swapin-timer $(swapstress_args "$1") --size "$SIZE" --seed 99 \
 		--stop-after-pageout > "$out" 2>&1 &
 	pid=$!
 	wait_stopped "$pid" 300 || { kill_bg "$pid"; swapoff "$dev"; return 1; }
@@ -112,11 +156,13 @@ profiled() {
 	[ "$(kv_get "$out" corrupt)" = 0 ]
 }
 
-# one VARIANT KB SEED: "swapin_ms unmap_ms" of one run
+# one VARIANT KB SEED [--fault-times]: "swapin_ms unmap_ms" of one run
+# (its output stays in /tmp/swapin-cost.out)
 one() {
 	local dev out=/tmp/swapin-cost.out
 	dev=$(variant_swapon "$1" "$2") || return 1
-	swapstress --mode swapin-timer --mem anon --thp never --size "$SIZE" --seed "$3" > "$out" 2>&1
+	# shellcheck disable=SC2046
+	swapstress --mode swapin-timer $(swapstress_args "$1") --size "$SIZE" --seed "$3" $4 > "$out" 2>&1
 	swapoff "$dev" || return 1
 	if [ "$(kv_get "$out" corrupt)" != 0 ] || [ -z "$(kv_get "$out" swapin_unmap_ms)" ]; then
 		echo "swapin-cost: $1 run $3: corrupt pages or no result: $(tail -3 "$out")" >&2
@@ -125,67 +171,94 @@ one() {
 	echo "$(kv_get "$out" swapin_ms) $(kv_get "$out" swapin_unmap_ms)"
 }
 
-thp_set 64kB never 2>/dev/null
+# fill_variants FILL: the variants run in that fill
+fill_variants() { if [ "$1" = roomy ]; then echo "$VARIANTS"; else echo "$ANON"; fi; }
+
 swapin-floor --size 16M > /tmp/floor.out 2>&1 || { echo "swapin-cost: swapin-floor failed"; cat /tmp/floor.out; exit 1; }
 copy=$(kv_get /tmp/floor.out copy_4k_ns)
 fault=$(kv_get /tmp/floor.out minor_fault_ns)
 floor=$(echo "$copy $fault" | awk '{ printf "%.1f", $1 + $2 }')
+pages=$((MB * 256))
 
 rm -f /tmp/swapin-cost.*.*
 i=0
+[ "$PROFILE" = only ] && RUNS=0
 while [ $i -lt "$RUNS" ]; do
 	i=$((i + 1))
 	for fill in roomy full; do
 		kb=$ROOMY_KB
 		[ $fill = full ] && kb=$FULL_KB
-		for v in $VARIANTS; do
+		for v in $(fill_variants $fill); do
 			res=$(one "$v" "$kb" "$i") || exit 1
 			echo "$res" >> "/tmp/swapin-cost.$v.$fill"
 		done
 	done
 done
 
-pages=$((MB * 256))
 # col FILE N: the median of column N, in us per page
 col() { awk -v n="$2" '{ print $n }' "$1" | median | awk -v p="$pages" '{ printf "%.2f", $1 * 1000 / p }'; }
-echo "BENCH-TABLE swapin-cost ($SIZE anon at order 0 read back in order; us per 4 KiB page, medians of $RUNS)"
-echo "floor: a 4 KiB memcpy $copy ns + a minor fault $fault ns = $floor ns (swapin-floor, this boot)"
-printf '%-18s %-6s %10s %10s %10s %9s\n' variant swap swapin_us unmap_us total_us x_floor
-for fill in roomy full; do
-	for v in $VARIANTS; do
-		s=$(col "/tmp/swapin-cost.$v.$fill" 1)
-		u=$(col "/tmp/swapin-cost.$v.$fill" 2)
-		t=$(echo "$s $u" | awk '{ printf "%.2f", $1 + $2 }')
-		x=$(echo "$t $floor" | awk '{ printf "%.1f", $1 * 1000 / $2 }')
-		eval "t_${fill}_$(echo "$v" | tr - _)=$t s_${fill}_$(echo "$v" | tr - _)=$s"
-		printf '%-18s %-6s %10s %10s %10s %9s\n' "$v" "$fill" "$s" "$u" "$t" "$x"
-		echo "BENCH swapin-cost.$v.$fill.swapin $s us"
-		echo "BENCH swapin-cost.$v.$fill.total $t us"
+if [ "$RUNS" -gt 0 ]; then
+	echo "BENCH-TABLE swapin-cost ($SIZE read back in order; us per 4 KiB page, medians of $RUNS)"
+	echo "floor: a 4 KiB memcpy $copy ns + a minor fault $fault ns = $floor ns (swapin-floor, this boot);" \
+		"per 4 KiB page, a copy in 64K pieces $(kv_get /tmp/floor.out copy_64k_ns | awk '{ printf "%.1f", $1 / 16 }') ns," \
+		"in 2M pieces $(kv_get /tmp/floor.out copy_2m_ns | awk '{ printf "%.1f", $1 / 512 }') ns"
+	printf '%-18s %-6s %10s %10s %10s %9s\n' variant swap swapin_us unmap_us total_us x_floor
+	for fill in roomy full; do
+		for v in $(fill_variants $fill); do
+			s=$(col "/tmp/swapin-cost.$v.$fill" 1)
+			u=$(col "/tmp/swapin-cost.$v.$fill" 2)
+			t=$(echo "$s $u" | awk '{ printf "%.2f", $1 + $2 }')
+			x=$(echo "$t $floor" | awk '{ printf "%.1f", $1 * 1000 / $2 }')
+			eval "t_${fill}_$(echo "$v" | tr - _)=$t s_${fill}_$(echo "$v" | tr - _)=$s"
+			printf '%-18s %-6s %10s %10s %10s %9s\n' "$v" "$fill" "$s" "$u" "$t" "$x"
+			echo "BENCH swapin-cost.$v.$fill.swapin $s us"
+			echo "BENCH swapin-cost.$v.$fill.total $t us"
+		done
 	done
-done
-echo "seed 002's ratio, the swap cache path over the synchronous one on the same tierblk (above 1: synchronous faster):"
-ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
-for fill in roomy full; do
-	eval "echo \"  $fill: read-back only: readahead \$(ratio \$s_${fill}_tierblk_cache_ra \$s_${fill}_tierblk_sync)x," \
-		"page-cluster 0 \$(ratio \$s_${fill}_tierblk_cache \$s_${fill}_tierblk_sync)x;" \
-		"with the unmap: readahead \$(ratio \$t_${fill}_tierblk_cache_ra \$t_${fill}_tierblk_sync)x," \
-		"page-cluster 0 \$(ratio \$t_${fill}_tierblk_cache \$t_${fill}_tierblk_sync)x\""
-done
-if [ "${SWAPCOST_PROFILE:-0}" = 1 ]; then
+	echo "seed 002's ratio, the swap cache path over the synchronous one on the same tierblk (above 1: synchronous faster):"
+	ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
+	for fill in roomy full; do
+		eval "echo \"  $fill: read-back only: readahead \$(ratio \$s_${fill}_tierblk_cache_ra \$s_${fill}_tierblk_sync)x," \
+			"page-cluster 0 \$(ratio \$s_${fill}_tierblk_cache \$s_${fill}_tierblk_sync)x;" \
+			"with the unmap: readahead \$(ratio \$t_${fill}_tierblk_cache_ra \$t_${fill}_tierblk_sync)x," \
+			"page-cluster 0 \$(ratio \$t_${fill}_tierblk_cache \$t_${fill}_tierblk_sync)x\""
+	done
+
+	# The distribution: one more run per variant, every page's read-back
+	# timed (two clock reads a page more than the runs above).
+	echo "per-page read-back time, the swap area roomy, one run each with --fault-times (us):"
+	printf '%-18s %9s %9s %9s %9s %9s\n' variant p10 p50 p90 p99 max
+	for v in $VARIANTS; do
+		one "$v" "$ROOMY_KB" $((RUNS + 1)) --fault-times > /dev/null || exit 1
+		cdf=$(kv_get /tmp/swapin-cost.out swapin_cdf_us)
+		echo "$cdf" | tr , '\n' | awk -F: -v v="$v" '
+			{ q[$1] = $2 }
+			END { printf "%-18s %9s %9s %9s %9s %9s\n", v, q["0.1"], q["0.5"], q["0.9"], q["0.99"], q["1"] }'
+		echo "BENCH-CDF swapin-cost.$v us $(echo "$cdf" | tr , ' ')"
+	done
+fi
+if [ "$PROFILE" != 0 ]; then
+	rm -f /tmp/swapin-cost.phases
 	for v in $VARIANTS; do
 		profiled "$v" || { echo "swapin-cost: no function profile (FLAVOUR=profile has the profiler)"; exit 1; }
 	done
+	echo "BENCH-TABLE swapin-cost profile (self time per 4 KiB page by phase, us, one run each, the swap area roomy)"
 	echo "function profile, the swap area roomy, one run each: self time per page, us (not traceable here:$(fprof_missing $FPROF_FUNCS))"
 	printf '%-18s' variant
 	for ph in $(echo "$FPROF_PHASES" | cut -d: -f1); do printf ' %8s' "$ph"; done
 	printf ' %8s\n' sum
 	for v in $VARIANTS; do
-		printf '%-18s' "$v"
-		echo "$FPROF_PHASES" | awk -v f="/tmp/swapin-cost.prof.$v" -v p="$pages" -F'[:,]' '
+		# the row, and a BENCH-PHASES line of the same numbers (kept
+		# apart, printed after the table)
+		echo "$FPROF_PHASES" | awk -v f="/tmp/swapin-cost.prof.$v" -v p="$pages" -v v="$v" -F'[:,]' '
 			BEGIN { while ((getline l < f) > 0) { split(l, a, " "); us[a[1]] += a[3] } }
-			{ t = 0; for (i = 2; i <= NF; i++) t += us[$i]; printf " %8.2f", t / p; sum += t }
-			END { printf " %8.2f\n", sum / p }'
+			{ t = 0; for (i = 2; i <= NF; i++) t += us[$i]; row = row sprintf(" %8.2f", t / p)
+			  ph = ph sprintf(" %s=%.3f", $1, t / p); sum += t }
+			END { printf "%-18s%s %8.2f\n", v, row, sum / p
+			      print "BENCH-PHASES swapin-cost.profile." v " us" ph >> "/tmp/swapin-cost.phases"
+			      printf "BENCH swapin-cost.profile.%s.sum %.3f us\n", v, sum / p >> "/tmp/swapin-cost.phases" }'
 	done
+	cat /tmp/swapin-cost.phases
 	for v in $VARIANTS; do
 		echo "top functions by self time, $v (calls, us per page):"
 		sort -k3,3gr "/tmp/swapin-cost.prof.$v" | head -n 8 |

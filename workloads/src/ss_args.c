@@ -44,6 +44,9 @@ const char ss_usage[] =
 "  --seed S                  pattern and access-order seed (default 1)\n"
 "  --max-reports N           per-page report lines per worker (default 16)\n"
 "  --json                    one JSON object instead of key=value lines\n"
+"  --fault-times             --mode swapin-timer: time each page's read-back touch too\n"
+"                            (swapin_p50_us, p99, p999, max, and swapin_cdf_us: quantile:us\n"
+"                            pairs for a distribution plot); costs two clock reads a page\n"
 "  --folio-stats             after the last pass, count mapped pages by folio order\n"
 "                            (pagemap + kpageflags; root): folio_pages=order:pages,...;\n"
 "                            with --access read, shmem_huge_kb from /proc/meminfo\n"
@@ -125,9 +128,9 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 		/* flags */
 		static const char *const flags[] = {
 			"--stop-after-pageout", "--expect-sigbus", "--json", "--folio-stats",
-			"--lock-self",
+			"--lock-self", "--fault-times",
 		};
-		int f = pick(name, flags, 5);
+		int f = pick(name, flags, 6);
 		if (f >= 0) {
 			if (val) {
 				snprintf(err, errlen, "option %s takes no value", name);
@@ -141,8 +144,10 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 				c->json = true;
 			else if (f == 3)
 				c->folio_stats = true;
-			else
+			else if (f == 4)
 				c->lock_self = true;
+			else
+				c->fault_times = true;
 			continue;
 		}
 
@@ -296,6 +301,10 @@ bad_value:
 		c->memcg_max = c->size / 2 < TS_PAGE_SIZE ? TS_PAGE_SIZE : c->size / 2;
 	if (c->mode == SS_MODE_SWAPIN_TIMER && c->pageout == SS_PAGEOUT_MEMCG) {
 		snprintf(err, errlen, "--mode swapin-timer needs --pageout madvise (or none for a baseline)");
+		return -1;
+	}
+	if (c->fault_times && c->mode != SS_MODE_SWAPIN_TIMER) {
+		snprintf(err, errlen, "--fault-times needs --mode swapin-timer (stress mode always times its accesses)");
 		return -1;
 	}
 	if (c->inject_corrupt >= 0 && (uint64_t)c->inject_corrupt >= pages) {

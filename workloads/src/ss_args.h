@@ -39,6 +39,7 @@ struct ss_config {
 	bool expect_sigbus;
 	bool lock_self;
 	bool folio_stats;
+	bool fault_times;       /* swapin-timer: time each read-back touch */
 	uint64_t seed;
 	bool json;
 	unsigned max_reports;

@@ -460,12 +460,15 @@ static void *readback_thread(void *arg)
 
 	for (uint64_t i = t->lo; i < t->hi; i++) {
 		int r, err_no = 0;
+		uint64_t t0 = c->fault_times ? ts_now_ns() : 0;
 
 		if (c->access == SS_ACCESS_MMAP) {
 			r = guarded_touch(p->base + i * TS_PAGE_SIZE);
 		} else {
 			r = pread_page(p->fd, t->buf, i, &err_no) ? AR_EIO : AR_OK;
 		}
+		if (c->fault_times)
+			ts_hist_add(&t->hist, ts_now_ns() - t0);
 		if (r != AR_OK)
 			record_bad(t, i, r, NULL, err_no);
 	}
@@ -1245,6 +1248,33 @@ static uint64_t count_zero_pages(const struct ss_config *c)
 	return n;
 }
 
+/*
+ * --fault-times: the read-back's per-page times as percentiles and as a
+ * distribution (quantile:us pairs, each the upper edge of its histogram
+ * bucket, about 3%: enough for a CDF plot).
+ */
+static void out_fault_times(struct ts_out *o, const struct ts_hist *h)
+{
+	static const double q[] = { 0.001, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6,
+				    0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 1.0 };
+	char cdf[512];
+	size_t len = 0;
+
+	ts_out_dbl(o, "swapin_p50_us", (double)ts_hist_quantile(h, 0.50) / 1e3, 2);
+	ts_out_dbl(o, "swapin_p99_us", (double)ts_hist_quantile(h, 0.99) / 1e3, 2);
+	ts_out_dbl(o, "swapin_p999_us", (double)ts_hist_quantile(h, 0.999) / 1e3, 2);
+	ts_out_dbl(o, "swapin_max_us", (double)h->max_ns / 1e3, 2);
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		int n = snprintf(cdf + len, sizeof(cdf) - len, "%s%g:%.2f", i ? "," : "", q[i],
+				 (double)ts_hist_quantile(h, q[i]) / 1e3);
+
+		if (n < 0 || (size_t)n >= sizeof(cdf) - len)
+			break;
+		len += (size_t)n;
+	}
+	ts_out_str(o, "swapin_cdf_us", cdf);
+}
+
 /* The configuration, the fill and pageout, and the mode's timings. */
 static void report_run(struct ts_out *o, const struct run_state *s, const struct run_totals *t)
 {
@@ -1287,6 +1317,8 @@ static void report_run(struct ts_out *o, const struct run_state *s, const struct
 		ts_out_u64(o, "swapin_pswpin", ts_vmstat_delta(&s->vm1, &s->vm2, TS_VM_pswpin));
 		if (t->unmap_ns)
 			ts_out_dbl(o, "swapin_unmap_ms", (double)t->unmap_ns / 1e6, 2);
+		if (c->fault_times)
+			out_fault_times(o, &t->h);
 	}
 	if (c->mode == SS_MODE_STRESS) {
 		const struct ts_hist *h = &t->h;
