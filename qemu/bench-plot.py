@@ -30,12 +30,15 @@ NUM = re.compile(r"^-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$")
 LOWER_BETTER = re.compile(r"^((ns|us|ms|s)|(B|KiB|MiB|GiB|kB|KB|MB|GB)(/(slot|page|op))?)$")
 
 
-def pairs(words, sep):
-    """[(key, float)] of the words "key<sep>number"; None if one is not."""
+def pairs(words, sep, quantiles=False):
+    """[(key, float)] of the words "key<sep>number"; None if one is not
+    (or, with quantiles, if a key is not a number from 0 to 1)."""
     out = []
     for w in words:
         k, _, v = w.partition(sep)
         if not k or not NUM.match(v):
+            return None
+        if quantiles and not (NUM.match(k) and 0 <= float(k) <= 1):
             return None
         out.append((k, float(v)))
     return out or None
@@ -60,7 +63,7 @@ def read_rounds(path, series=None):
                 vals.append(float(w[2]))
             elif len(w) >= 4 and w[0] in ("BENCH-CDF", "BENCH-PHASES") and series is not None:
                 kind = "cdf" if w[0] == "BENCH-CDF" else "phases"
-                pts = pairs(w[3:], ":" if kind == "cdf" else "=")
+                pts = pairs(w[3:], ":" if kind == "cdf" else "=", kind == "cdf")
                 if pts is None:
                     sys.stderr.write("bench-plot: %s: a %s line that does not parse: %s\n"
                                      % (path, w[0], line.strip()))
@@ -162,10 +165,20 @@ def short(name, names):
     return name[len(pre):] or name
 
 
+def names_in_order(kernels):
+    """The names of every kernel's series, in the order they first appear."""
+    names = []
+    for k in kernels.values():
+        names += [n for n in k if n not in names]
+    return names
+
+
 def plot_cdf(directory, title, kernels):
-    """cdf-<slug>.svg from {kernel: {name: (unit, [(q, v)])}}; its path."""
+    """cdf-<slug>.svg from {kernel: {name: (unit, [(q, v)])}}; its path.
+    Points are in quantile order; a value not above 0 has no place on the
+    log axis and is left out."""
     base = os.path.join(directory, "cdf-" + slug(title))
-    names = sorted({n for k in kernels.values() for n in k})
+    names = names_in_order(kernels)
     units = {u for k in kernels.values() for u, _ in k.values()}
     cmds = []
     with open(base + ".dat", "w", encoding="utf-8") as f:
@@ -175,10 +188,10 @@ def plot_cdf(directory, title, kernels):
             for kernel, dash in (("base-release", 2), ("patched-release", 1)):
                 if name not in kernels.get(kernel, {}):
                     continue
-                pts = sorted((v, float(q)) for q, v in kernels[kernel][name][1])
+                pts = sorted((float(q), v) for q, v in kernels[kernel][name][1] if v > 0)
                 f.write("# %s %s\n" % (kernel, name))
-                for v, q in pts:
-                    f.write("%.6g %.6g\n" % (max(v, 1e-3), q))
+                for q, v in pts:
+                    f.write("%.6g %.6g\n" % (v, q))
                 f.write("\n\n")
                 cmds.append("%s index %d using 1:2 with linespoints dt %d pt 7 ps 0.4 lc rgb '%s' title %s"
                             % (quote(base + ".dat"), idx, dash, COLOURS[i % len(COLOURS)],
@@ -205,7 +218,7 @@ def plot_cdf(directory, title, kernels):
 def plot_phases(directory, title, kernels):
     """phases-<slug>.svg from {kernel: {name: (unit, [(phase, v)])}}."""
     base = os.path.join(directory, "phases-" + slug(title))
-    names = sorted({n for k in kernels.values() for n in k})
+    names = names_in_order(kernels)
     phases = []
     for k in kernels.values():
         for _, pts in k.values():
@@ -238,9 +251,11 @@ def plot_phases(directory, title, kernels):
         "set yrange [0:*]",
         "set grid ytics",
         "set xtics rotate by -30",
-        "set key outside right top",
+        # the legend top-down as the stack reads, the last phase on top
+        "set key outside right top invert",
         "plot for [i=2:%d] %s using i:xtic(1) title columnheader(i) lc rgb word(%s, i - 1)"
-        % (len(phases) + 1, quote(base + ".dat"), quote(" ".join(COLOURS))),
+        % (len(phases) + 1, quote(base + ".dat"),
+           quote(" ".join(COLOURS[j % len(COLOURS)] for j in range(len(phases))))),
         "",
     ])
     return gnuplot(script, base + ".svg", title)

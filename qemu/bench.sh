@@ -7,10 +7,11 @@
 #     folios) gets a boot of its own, after the shared one, whose kernel
 #     command line also gets the script's "# append: <parameters>" (e.g.
 #     brd.rd_size for a built-in brd of the size it needs); one that also
-#     has "# profile: NAME=VALUE" gets one more boot per kernel, of the
-#     profile flavour (ftrace's function profiler; built here if missing)
-#     with one vCPU and that setting in GUEST_ENV, for the part of it that
-#     splits time by function. Their plain output is shown per kernel (comparisons inside
+#     has "# profile: NAME=VALUE" gets one more boot per kernel and round,
+#     of the profile flavour (ftrace's function profiler; both kernels
+#     built here if missing, about 20 min each the first time) with one
+#     vCPU and that setting in GUEST_ENV, for the part of it that splits
+#     time by function; BENCH_PROFILE=0 leaves those boots out. Their plain output is shown per kernel (comparisons inside
 #     one boot, e.g. tierblk vs brd); their "BENCH <name> <value> <unit>" lines
 #     are collected into one A/B table: base, patched, ratio
 #     (qemu/bench-ab.awk: ratio > 1 = patched better; times and sizes are
@@ -64,7 +65,7 @@ if [ -n "$guest$own" ]; then
 	[ -n "$guest" ] && boots+=("$guest")
 	for n in $own; do
 		boots+=("$n")
-		[ -n "$(profile_env "$n")" ] && boots+=("$n@profile")
+		[ "${BENCH_PROFILE:-1}" != 0 ] && [ -n "$(profile_env "$n")" ] && boots+=("$n@profile")
 	done
 	if [[ " ${boots[*]} " == *@profile* ]]; then
 		for t in base patched; do
@@ -99,7 +100,7 @@ if [ -n "$guest$own" ]; then
 		done
 	done
 	echo
-	echo "== A/B: base vs patched (release kernels, same benchmark, $rounds round(s) of boots)"
+	echo "== A/B: base vs patched (release kernels, profile kernels for a profile part; same benchmark, $rounds round(s) of boots)"
 	awk -v base="$out/base-release.txt" -f "$top/qemu/bench-ab.awk" \
 		"$out/base-release.txt" "$out/patched-release.txt" | tee "$out/ab.txt"
 	# The same tables as pictures, with the spread over rounds.

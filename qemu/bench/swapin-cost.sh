@@ -3,8 +3,8 @@
 # timeout: 2400
 # boot: own
 # append: brd.rd_size=262144
-# What one anonymous swap-in costs, per path and per device, against the
-# floor (issue 19, items 2 and 3; seed 002's experiment done again):
+# What one swap-in costs, per path and per device, against the floor
+# (issue 19, items 1 to 3; seed 002's experiment done again):
 #  - the floor, measured in the same boot (swapin-floor): one 4 KiB
 #    memcpy() and one minor fault on a present page; every row is also
 #    printed as a multiple of their sum;
@@ -24,11 +24,15 @@
 #    cache path also frees each slot at fault time);
 #  - shmem (a shared anonymous mapping) read back the same way from
 #    tierblk synchronous=1 at order 0, 64K and 2M (shmem mTHP), the swap
-#    area roomy: mm-patches 0001's path (no swap cache, the large folio
-#    kept whole) against base's swap cache;
-#  - per variant one more run, roomy, with every page's read-back timed
-#    (swapstress --fault-times): its distribution, printed as quantiles
-#    and drawn by make bench as a CDF per variant (BENCH-CDF lines).
+#    area roomy, page-cluster 3: mm-patches 0001's path (no swap cache,
+#    the large folio kept whole) against base's swap cache with its
+#    readahead; a run whose folios did not go out whole fails the bench;
+#  - per variant one more run, roomy, with the read-back timed per folio
+#    (swapstress --fault-times --fault-group: a page at order 0, 16 or 512
+#    pages for shmem's large folios, so each time is one fault and its
+#    touches when the folio comes back whole): its distribution, printed
+#    as quantiles and drawn by make bench, a curve per variant and kernel
+#    (BENCH-CDF lines), and the folio sizes the pages came back at.
 # Variants interleaved run by run (a change in the host's speed hits all
 # of them), SWAPCOST_RUNS (5) runs, medians. A boot of its own: brd is
 # built in and sized on the command line (the append line above: 256 MiB,
@@ -83,18 +87,31 @@ ram_kb=$(($(cat /sys/block/ram0/size) / 2))
 tierblk_load size=$((ROOMY_KB / 1024))M || { echo "swapin-cost: tierblk"; exit 1; }
 zdev=$(zram_dev_up "$((ROOMY_KB / 1024))M") || { echo "swapin-cost: zram"; exit 1; }
 
+# variant_pages VARIANT: pages per folio (shmem's large folios; 1 for anon)
+variant_pages() {
+	case $1 in
+	shmem-64k) echo 16 ;;
+	shmem-2m) echo 512 ;;
+	*) echo 1 ;;
+	esac
+}
+
 # variant_swapon VARIANT KB: the variant's device set up (synchronous or
 # not, page-cluster, shmem's folio size) with a swap area of KB on it,
-# swapped on; its path on stdout
+# swapped on; "DEVICE SWAPSTRESS-ARGS" on stdout
 variant_swapon() {
-	local dev=/dev/tierblk0 pc=3
+	local dev=/dev/tierblk0 pc=3 mem="--mem anon --thp never" thp
 	thp_reset
-	thp_set 64kB never
 	case $1 in
 	tierblk-sync) tierblk_set 0 synchronous 1 || return 1 ;;
 	shmem-*)
 		tierblk_set 0 synchronous 1 || return 1
-		order_setup "$(variant_order "$1")" > /dev/null || return 1 ;;
+		case $1 in
+		shmem-64k) thp=$(order_setup 64K) ;;
+		shmem-2m) thp=$(order_setup 2M) ;;
+		*) thp=$(order_setup 0) ;;
+		esac || return 1
+		mem="--mem shared --thp $thp" ;;
 	tierblk-cache-ra | tierblk-cache)
 		tierblk_set 0 synchronous 0 && tierblk_set 0 completion inline || return 1
 		[ "$1" = tierblk-cache ] && pc=0 ;;
@@ -102,27 +119,20 @@ variant_swapon() {
 	zram-sync) dev=$zdev ;;
 	esac
 	echo "$pc" > /proc/sys/vm/page-cluster && mkswap "$dev" "$2" > /dev/null && swapon "$dev" || return 1
-	echo "$dev"
+	echo "$dev $mem"
 }
 
-# variant_order VARIANT: shmem's folio size for order_setup (0 for anon)
-variant_order() {
-	case $1 in
-	shmem-64k) echo 64K ;;
-	shmem-2m) echo 2M ;;
-	*) echo 0 ;;
-	esac
-}
-
-# swapstress_args VARIANT: what the variant's memory is (the --thp
-# advice order_setup gives for its folio size)
-swapstress_args() {
-	case $1 in
-	shmem-0) echo "--mem shared --thp never" ;;
-	shmem-64k) echo "--mem shared --thp default" ;;
-	shmem-2m) echo "--mem shared --thp always" ;;
-	*) echo "--mem anon --thp never" ;;
-	esac
+# whole VARIANT OUT: a shmem variant's folios all went out whole
+# (mTHP swpout of their size); anon and shmem-0 pass
+whole() {
+	local n kb want
+	n=$(variant_pages "$1")
+	[ "$n" = 1 ] && return 0
+	kb=$((n * 4)) want=$((MB * 256 / n))
+	[ "$(kv_get "$2" "mthp_${kb}kB_swpout")" = "$want" ] && return 0
+	echo "swapin-cost: $1: $(kv_get "$2" "mthp_${kb}kB_swpout") of $want ${kb}K folios went out whole" \
+		"(fallback $(kv_get "$2" "mthp_${kb}kB_swpout_fallback")): not the path to measure" >&2
+	return 1
 }
 
 # phase:function... of the profile; self time, so a function's time
@@ -141,48 +151,59 @@ FPROF_FUNCS=$(echo "$FPROF_PHASES" | sed 's/^[a-z]*://' | tr ',\n' '  ')
 # end of the pageout to the exit; appends "FUNC HITS US" lines to
 # /tmp/swapin-cost.prof.VARIANT
 profiled() {
-	local dev out=/tmp/swapin-cost.out pid
-	dev=$(variant_swapon "$1" "$ROOMY_KB") || return 1
-	# shellcheck disable=SC2046
-	swapstress --mode swapin-timer $(swapstress_args "$1") --size "$SIZE" --seed 99 \
+	local sw dev out=/tmp/swapin-cost.out pid
+	sw=$(variant_swapon "$1" "$ROOMY_KB") || { echo "swapin-cost: $1: setup failed" >&2; return 1; }
+	dev=${sw%% *}
+	# shellcheck disable=SC2086
+	swapstress --mode swapin-timer ${sw#* } --size "$SIZE" --seed 99 \
 		--stop-after-pageout > "$out" 2>&1 &
 	pid=$!
-	wait_stopped "$pid" 300 || { kill_bg "$pid"; swapoff "$dev"; return 1; }
-	FPROF_SELF=1 fprof_start $FPROF_FUNCS || { kill_bg "$pid"; swapoff "$dev"; return 1; }
+	wait_stopped "$pid" 300 || { kill_bg "$pid"; swapoff "$dev"; echo "swapin-cost: $1: no pageout" >&2; return 1; }
+	if ! FPROF_SELF=1 fprof_start $FPROF_FUNCS; then
+		kill_bg "$pid"
+		swapoff "$dev"
+		echo "swapin-cost: no function profile (FLAVOUR=profile has the profiler)" >&2
+		return 1
+	fi
 	kill -CONT "$pid"
 	wait "$pid"
 	fprof_stop "/tmp/swapin-cost.prof.$1"
 	swapoff "$dev"
-	[ "$(kv_get "$out" corrupt)" = 0 ]
+	[ "$(kv_get "$out" corrupt)" = 0 ] || { echo "swapin-cost: $1: corrupt pages in the profiled run" >&2; return 1; }
+	whole "$1" "$out"
 }
 
-# one VARIANT KB SEED [--fault-times]: "swapin_ms unmap_ms" of one run
+# one VARIANT KB SEED [SWAPSTRESS-ARGS]: "swapin_ms unmap_ms" of one run
 # (its output stays in /tmp/swapin-cost.out)
 one() {
-	local dev out=/tmp/swapin-cost.out
-	dev=$(variant_swapon "$1" "$2") || return 1
-	# shellcheck disable=SC2046
-	swapstress --mode swapin-timer $(swapstress_args "$1") --size "$SIZE" --seed "$3" $4 > "$out" 2>&1
+	local sw dev out=/tmp/swapin-cost.out
+	sw=$(variant_swapon "$1" "$2") || { echo "swapin-cost: $1: setup failed" >&2; return 1; }
+	dev=${sw%% *}
+	# shellcheck disable=SC2086
+	swapstress --mode swapin-timer ${sw#* } --size "$SIZE" --seed "$3" $4 > "$out" 2>&1
 	swapoff "$dev" || return 1
 	if [ "$(kv_get "$out" corrupt)" != 0 ] || [ -z "$(kv_get "$out" swapin_unmap_ms)" ]; then
 		echo "swapin-cost: $1 run $3: corrupt pages or no result: $(tail -3 "$out")" >&2
 		return 1
 	fi
+	whole "$1" "$out" || return 1
 	echo "$(kv_get "$out" swapin_ms) $(kv_get "$out" swapin_unmap_ms)"
 }
 
 # fill_variants FILL: the variants run in that fill
 fill_variants() { if [ "$1" = roomy ]; then echo "$VARIANTS"; else echo "$ANON"; fi; }
 
-swapin-floor --size 16M > /tmp/floor.out 2>&1 || { echo "swapin-cost: swapin-floor failed"; cat /tmp/floor.out; exit 1; }
-copy=$(kv_get /tmp/floor.out copy_4k_ns)
-fault=$(kv_get /tmp/floor.out minor_fault_ns)
-floor=$(echo "$copy $fault" | awk '{ printf "%.1f", $1 + $2 }')
 pages=$((MB * 256))
-
 rm -f /tmp/swapin-cost.*.*
-i=0
 [ "$PROFILE" = only ] && RUNS=0
+if [ "$RUNS" -gt 0 ]; then
+	swapin-floor --size 16M > /tmp/floor.out 2>&1 ||
+		{ echo "swapin-cost: swapin-floor failed"; cat /tmp/floor.out; exit 1; }
+	copy=$(kv_get /tmp/floor.out copy_4k_ns)
+	fault=$(kv_get /tmp/floor.out minor_fault_ns)
+	floor=$(echo "$copy $fault" | awk '{ printf "%.1f", $1 + $2 }')
+fi
+i=0
 while [ $i -lt "$RUNS" ]; do
 	i=$((i + 1))
 	for fill in roomy full; do
@@ -224,23 +245,27 @@ if [ "$RUNS" -gt 0 ]; then
 			"page-cluster 0 \$(ratio \$t_${fill}_tierblk_cache \$t_${fill}_tierblk_sync)x\""
 	done
 
-	# The distribution: one more run per variant, every page's read-back
-	# timed (two clock reads a page more than the runs above).
-	echo "per-page read-back time, the swap area roomy, one run each with --fault-times (us):"
-	printf '%-18s %9s %9s %9s %9s %9s\n' variant p10 p50 p90 p99 max
+	# The distribution: one more run per variant, the read-back timed
+	# per folio (two clock reads a folio more than the runs above), and
+	# the folio sizes the pages came back at.
+	echo "read-back time per folio (a page, or 16 and 512 pages for shmem-64k and -2m), the swap area roomy," \
+		"one run each with --fault-times, ns; folio_pages: order:pages mapped after the read-back:"
+	printf '%-18s %6s %9s %9s %9s %9s %9s  %s\n' variant pages p10 p50 p90 p99 max folio_pages
 	for v in $VARIANTS; do
-		one "$v" "$ROOMY_KB" $((RUNS + 1)) --fault-times > /dev/null || exit 1
-		cdf=$(kv_get /tmp/swapin-cost.out swapin_cdf_us)
-		echo "$cdf" | tr , '\n' | awk -F: -v v="$v" '
+		one "$v" "$ROOMY_KB" $((RUNS + 1)) "--fault-times --fault-group $(variant_pages "$v") --folio-stats" \
+			> /dev/null || exit 1
+		cdf=$(kv_get /tmp/swapin-cost.out swapin_cdf_ns)
+		echo "$cdf" | tr , '\n' | awk -F: -v v="$v" -v n="$(variant_pages "$v")" \
+			-v f="$(kv_get /tmp/swapin-cost.out folio_pages)" '
 			{ q[$1] = $2 }
-			END { printf "%-18s %9s %9s %9s %9s %9s\n", v, q["0.1"], q["0.5"], q["0.9"], q["0.99"], q["1"] }'
-		echo "BENCH-CDF swapin-cost.$v us $(echo "$cdf" | tr , ' ')"
+			END { printf "%-18s %6s %9s %9s %9s %9s %9s  %s\n", v, n, q["0.1"], q["0.5"], q["0.9"], q["0.99"], q["1"], f }'
+		echo "BENCH-CDF swapin-cost.$v ns $(echo "$cdf" | tr , ' ')"
 	done
 fi
 if [ "$PROFILE" != 0 ]; then
 	rm -f /tmp/swapin-cost.phases
 	for v in $VARIANTS; do
-		profiled "$v" || { echo "swapin-cost: no function profile (FLAVOUR=profile has the profiler)"; exit 1; }
+		profiled "$v" || exit 1
 	done
 	echo "BENCH-TABLE swapin-cost profile (self time per 4 KiB page by phase, us, one run each, the swap area roomy)"
 	echo "function profile, the swap area roomy, one run each: self time per page, us (not traceable here:$(fprof_missing $FPROF_FUNCS))"

@@ -44,9 +44,11 @@ const char ss_usage[] =
 "  --seed S                  pattern and access-order seed (default 1)\n"
 "  --max-reports N           per-page report lines per worker (default 16)\n"
 "  --json                    one JSON object instead of key=value lines\n"
-"  --fault-times             --mode swapin-timer: time each page's read-back touch too\n"
-"                            (swapin_p50_us, p99, p999, max, and swapin_cdf_us: quantile:us\n"
-"                            pairs for a distribution plot); costs two clock reads a page\n"
+"  --fault-times             --mode swapin-timer: time the read-back per group of pages too\n"
+"                            (swapin_p50_ns, p99, p999, max, and swapin_cdf_ns: quantile:ns\n"
+"                            pairs for a distribution plot); two clock reads a group\n"
+"  --fault-group N           pages per timed group, 1..512 (default 1; a large folio's pages\n"
+"                            make each group one fault and its touches)\n"
 "  --folio-stats             after the last pass, count mapped pages by folio order\n"
 "                            (pagemap + kpageflags; root): folio_pages=order:pages,...;\n"
 "                            with --access read, shmem_huge_kb from /proc/meminfo\n"
@@ -69,6 +71,7 @@ void ss_config_defaults(struct ss_config *c)
 	c->pattern = SS_PAT_SEQ;
 	c->zipf_s = 1.0;
 	c->stride = 16;
+	c->fault_group = 1;
 	c->passes = 1;
 	c->write_pct = 25;
 	c->pageout = SS_PAGEOUT_MADVISE;
@@ -101,6 +104,7 @@ static int pick(const char *v, const char *const *names, int n)
 int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t errlen)
 {
 	bool memcg_max_set = false, memcg_opt_set = false, stride_set = false;
+	bool group_set = false;
 
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i], *val = NULL, *eq;
@@ -157,7 +161,7 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			"--pageout", "--memcg-max", "--memcg-swap-max", "--memcg-name",
 			"--cgroup-root", "--pagemap", "--seed", "--max-reports",
 			"--inject-corrupt", "--inject-truncate", "--zero-pct", "--fill",
-			"--stride",
+			"--stride", "--fault-group",
 		};
 		int o = pick(name, valued, (int)(sizeof(valued) / sizeof(valued[0])));
 		if (o < 0) {
@@ -267,6 +271,12 @@ int ss_parse_args(int argc, char **argv, struct ss_config *c, char *err, size_t 
 			c->stride = (unsigned)u;
 			stride_set = true;
 			break;
+		case 24:
+			if (ts_parse_uint(val, 1, 512, &u))
+				goto bad_value;
+			c->fault_group = (unsigned)u;
+			group_set = true;
+			break;
 		}
 		continue;
 bad_value:
@@ -305,6 +315,10 @@ bad_value:
 	}
 	if (c->fault_times && c->mode != SS_MODE_SWAPIN_TIMER) {
 		snprintf(err, errlen, "--fault-times needs --mode swapin-timer (stress mode always times its accesses)");
+		return -1;
+	}
+	if (group_set && !c->fault_times) {
+		snprintf(err, errlen, "--fault-group needs --fault-times");
 		return -1;
 	}
 	if (c->inject_corrupt >= 0 && (uint64_t)c->inject_corrupt >= pages) {

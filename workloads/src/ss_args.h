@@ -39,7 +39,8 @@ struct ss_config {
 	bool expect_sigbus;
 	bool lock_self;
 	bool folio_stats;
-	bool fault_times;       /* swapin-timer: time each read-back touch */
+	bool fault_times;       /* swapin-timer: time the read-back per group */
+	unsigned fault_group;   /* pages per timed group (--fault-group) */
 	uint64_t seed;
 	bool json;
 	unsigned max_reports;

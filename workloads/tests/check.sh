@@ -119,18 +119,28 @@ run "$SS" --size 4M --pageout none --mode swapin-timer --mem anon
 check "swapstress swapin-timer on anon also times the unmap after the read-back (swapin_unmap_ms > 0)" \
 	sh -c '[ $0 -eq 0 ] && awk -F= "\$1 == \"swapin_unmap_ms\" && \$2 > 0 { ok = 1 } END { exit !ok }" "$1"' $rc "$T/out"
 check "swapstress swapin-timer without --fault-times prints no per-page distribution" \
-	sh -c '! grep -q "^swapin_cdf_us=" "$0"' "$T/out"
+	sh -c '[ $0 -eq 0 ] && grep -q "^swapin_ms=" "$1" && ! grep -q "^swapin_cdf_ns=" "$1"' $rc "$T/out"
 run "$SS" --size 4M --pageout none --mode swapin-timer --mem anon --fault-times
-check "swapstress --fault-times: 16 quantile:us points, quantiles rising to 1 and times never falling, p50 and max among them" \
+check "swapstress --fault-times: 18 quantile:ns points, quantiles rising to 1 and times never falling, p50 and max among them, one group a page" \
 	sh -c '[ $0 -eq 0 ] && awk -F= "
-		\$1 == \"swapin_cdf_us\" { n = split(\$2, pt, \",\"); pq = -1; pv = -1; ok = n == 16
+		\$1 == \"swapin_cdf_ns\" { n = split(\$2, pt, \",\"); pq = -1; pv = -1; ok = n == 18
 			for (i = 1; i <= n; i++) { split(pt[i], a, \":\"); if (a[1] + 0 <= pq || a[2] + 0 < pv) ok = 0; pq = a[1] + 0; pv = a[2] + 0
 				if (a[1] == \"0.5\") med = a[2]; if (a[1] == \"1\") top = a[2] } }
-		\$1 == \"swapin_p50_us\" { p50 = \$2 } \$1 == \"swapin_max_us\" { mx = \$2 }
-		END { exit !(ok && pq == 1 && med == p50 && top == mx && mx > 0) }" "$1"' $rc "$T/out"
+		\$1 == \"swapin_p50_ns\" { p50 = \$2 } \$1 == \"swapin_max_ns\" { mx = \$2 }
+		\$1 == \"swapin_groups_timed\" { g = \$2 }
+		END { exit !(ok && pq == 1 && med == p50 && top == mx && mx > 0 && g == 1024) }" "$1"' $rc "$T/out"
+run "$SS" --size 4M --pageout none --mode swapin-timer --mem anon --threads 3 --fault-times --fault-group 16
+check "swapstress --fault-group 16 over 3 threads: a group never spans two threads' ranges or a 16-page boundary (64 or more groups, at most 66)" \
+	sh -c '[ $0 -eq 0 ] && g=$(sed -n "s/^swapin_groups_timed=//p" "$1") && [ "$g" -ge 64 ] && [ "$g" -le 66 ] &&
+	       grep -q "^swapin_fault_group=16$" "$1"' $rc "$T/out"
 run "$SS" --size 4M --pageout none --fault-times
 check "swapstress --fault-times outside swapin-timer: exit 2, one line naming the mode" \
 	sh -c '[ $0 -eq 2 ] && [ $(wc -l < "$1") -le 1 ] && grep -q "needs --mode swapin-timer" "$1"' $rc "$T/err"
+for bad in "--fault-group 16" "--fault-times --fault-group 0" "--fault-times --fault-group 513"; do
+	# shellcheck disable=SC2086
+	run "$SS" --size 4M --pageout none --mode swapin-timer $bad
+	check "swapstress swapin-timer $bad: exit 2, one line" sh -c '[ $0 -eq 2 ] && [ $(wc -l < "$1") -eq 1 ]' $rc "$T/err"
+done
 
 run "$SS" --size 2M --pageout none --json --pattern random
 check "swapstress --json prints one parseable JSON object" \
