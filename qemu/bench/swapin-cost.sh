@@ -7,7 +7,8 @@
 # (issue 19, items 1 to 3; seed 002's experiment done again):
 #  - the floor, measured in the same boot (swapin-floor): one 4 KiB
 #    memcpy() and one minor fault on a present page; every row is also
-#    printed as a multiple of their sum;
+#    printed as a multiple of their sum; and a 4 KiB read() from the page
+#    cache, the kernel's own copy (under ICOUNT=1 not the user one);
 #  - SWAPCOST_SIZE (64M) of anon at order 0, paged out with MADV_PAGEOUT
 #    and read back in order (swapstress --mode swapin-timer), timed twice:
 #    the read-back (swapin) and the munmap() after it (unmap: what the
@@ -222,7 +223,8 @@ if [ "$RUNS" -gt 0 ]; then
 	echo "BENCH-TABLE swapin-cost ($SIZE read back in order; us per 4 KiB page, medians of $RUNS)"
 	echo "floor: a 4 KiB memcpy $copy ns + a minor fault $fault ns = $floor ns (swapin-floor, this boot);" \
 		"per 4 KiB page, a copy in 64K pieces $(kv_get /tmp/floor.out copy_64k_ns | awk '{ printf "%.1f", $1 / 16 }') ns," \
-		"in 2M pieces $(kv_get /tmp/floor.out copy_2m_ns | awk '{ printf "%.1f", $1 / 512 }') ns"
+		"in 2M pieces $(kv_get /tmp/floor.out copy_2m_ns | awk '{ printf "%.1f", $1 / 512 }') ns;" \
+		"a 4 KiB read() from the page cache (the kernel's copy) $(kv_get /tmp/floor.out read_4k_ns) ns"
 	printf '%-18s %-6s %10s %10s %10s %9s\n' variant swap swapin_us unmap_us total_us x_floor
 	for fill in roomy full; do
 		for v in $(fill_variants $fill); do

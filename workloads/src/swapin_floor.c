@@ -13,7 +13,14 @@
  *     page; a shared write fault maps one page, no fault-around): what
  *     mapping a page that is already in memory costs;
  * minor_faults_per_page: the faults counted (getrusage) per page touched,
- *     which must be 1 for minor_fault_ns to mean one fault.
+ *     which must be 1 for minor_fault_ns to mean one fault;
+ * read_4k_ns: one pread() of 4 KiB from that memfd (in the page cache):
+ *     the kernel's own copy of a page (copy_to_user), with a system call
+ *     around it. Under QEMU's instruction counting the kernel's copy is
+ *     not the user one: without FSRM it is a rep movsb, each byte of it
+ *     counted as an instruction, where glibc's memcpy moves 32 bytes an
+ *     instruction; brd and tierblk copy a swapped page the same way
+ *     (docs/swapin-cost.md).
  * Each value is the median over ROUNDS rounds of the per-operation mean of
  * one round. Results are key=value lines; exit 0, 2 usage, 3 setup.
  */
@@ -118,6 +125,17 @@ static uint64_t minflt(void)
 	return (uint64_t)ru.ru_minflt;
 }
 
+/* Mean ns of one 4 KiB pread() from @fd over @size bytes, one round; -1 on error. */
+static double read_round(int fd, char *buf, uint64_t size)
+{
+	uint64_t off, t0 = ts_now_ns();
+
+	for (off = 0; off < size; off += TS_PAGE_SIZE)
+		if (pread(fd, buf, TS_PAGE_SIZE, (off_t)off) != (ssize_t)TS_PAGE_SIZE)
+			return -1;
+	return (double)(ts_now_ns() - t0) / (double)(size / TS_PAGE_SIZE);
+}
+
 /*
  * One round of minor faults: zap the mapping's PTEs (the pages stay in the
  * memfd), then write one byte per page. Mean ns per fault, and the faults
@@ -193,6 +211,15 @@ int main(int argc, char **argv)
 	}
 	ts_out_dbl(&o, "minor_fault_ns", median(v, c.rounds), 1);
 	ts_out_dbl(&o, "minor_faults_per_page", median(per_page, c.rounds), 3);
+	for (r = 0; r < c.rounds; r++) {
+		ns = read_round(fd, dst, c.size);
+		if (ns < 0) {
+			fprintf(stderr, "swapin-floor: pread of the memfd: %s\n", strerror(errno));
+			return TS_EXIT_ENV;
+		}
+		v[r] = ns;
+	}
+	ts_out_dbl(&o, "read_4k_ns", median(v, c.rounds), 1);
 	ts_out_end(&o);
 	return TS_EXIT_OK;
 }
