@@ -8,18 +8,23 @@
 # synchronous 16M tierblk0 behind a 60M virtual device with lazy_bind;
 # --fill sparse pages go to zswap unbound. debugfs zswap/fail_decompress
 # (a fault attribute) makes a decompression report failure:
-#  1. in writeback: 3 failures; those entries stay in zswap (skipped,
-#     counted as reject_reclaim_fail), the others are written back;
-#  2. in a load: 1 failure; the task gets SIGBUS on exactly that page
-#     (do_swap_page() on a folio not uptodate), every other page verified,
-#     the 3 entries writeback skipped among them (nothing else lost);
-#  3. decompress_fail counts 4, the kernel said which entries, and the
-#     virtual device goes off (swapoff).
+#  1. in writeback: 3 failures; the shrinker skips those entries
+#     (reject_reclaim_fail) and writes others back;
+#  2. in a fault (the synchronous bypass: no swap cache): 1 failure; the
+#     task gets SIGBUS on exactly that page, every other page verified,
+#     those writeback skipped among them (nothing else lost);
+#  3. in swapoff (the virtual device turned off while a second task is
+#     stopped: unuse reads through the swap cache): 1 failure; the
+#     device goes off, that PTE poisoned: the task gets SIGBUS on exactly
+#     one page when it reads everything back, the rest verified;
+#  4. decompress_fail counts the 5 failures and the kernel named the
+#     entries (once, no prefix twice).
 . /usr/lib/tierswap/lib.sh
 
 V=$VSWAP_SYS
 CG=vswap-zswap-decompress
 OUT=/tmp/vswap-zswap-decompress.out
+OUT2=/tmp/vswap-zswap-decompress.2.out
 ZD=/sys/kernel/debug/zswap
 FD=$ZD/fail_decompress
 SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
@@ -42,16 +47,23 @@ cleanup() {
 	fail_decompress_off
 	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
 	memcg_destroy "$CG"
+	memcg_destroy "$CG-2"
 	tiers_down
 }
 zstat() { cat "$ZD/$1"; }
 
-plan 6
+plan 7
 trap cleanup EXIT
 diag "kernel: ${TIERSWAP_TREE:-?}-${TIERSWAP_FLAVOUR:-?}"
 
 tiers_up zswap vswap:60M:lazy=1 tierblk0:16M:sync=1 || bail "tiers_up"
-[ -w "$FD/probability" ] || bail "no $FD (mm-patches 0035, CONFIG_FAULT_INJECTION_DEBUG_FS)"
+if [ ! -w "$FD/probability" ]; then
+	for i in 1 2 3 4 5 6 7; do skip "no $FD (mm-patches 0035, CONFIG_FAULT_INJECTION_DEBUG_FS)"; done
+	tap_end
+	exit 0
+fi
+df0=$(zstat decompress_fail)
+dmesg -c > /dev/null
 ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 2M \
 	--fill sparse --seed 23 --expect-sigbus ||
 	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
@@ -59,35 +71,46 @@ zp0=$(zstat stored_pages)
 check "the sparse pages are in zswap ($zp0)" [ "$zp0" -ge 1000 ]
 
 # 1. writeback: three entries fail to decompress
-df0=$(zstat decompress_fail)
 rf0=$(zstat reject_reclaim_fail)
 wb0=$(zstat written_back_pages)
 fail_decompress 3 || bail "fail_decompress"
 echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
+echo N > "$SHRINKER"
 left=$(cat "$FD/times")
 fail_decompress_off
 df=$(($(zstat decompress_fail) - df0))
 rf=$(($(zstat reject_reclaim_fail) - rf0))
 wb=$(($(zstat written_back_pages) - wb0))
 diag "writeback with 3 failures armed: decompress_fail +$df (left $left), reject_reclaim_fail +$rf, written back +$wb"
-check "writeback: the 3 entries that failed to decompress were skipped (reject_reclaim_fail +$rf), the rest written back (+$wb)" \
+check "writeback: 3 entries failed to decompress and were skipped (reject_reclaim_fail +$rf), others written back (+$wb)" \
 	sh -c "[ $df = 3 ] && [ $rf -ge 3 ] && [ $wb -gt 0 ]"
 
-# 2. a load fails once: SIGBUS on that page, the others (those 3 too) verified
-echo 0 > "$SHRINKER"
+# 2. a fault fails once: SIGBUS on that page, the others verified
 fail_decompress 1 || bail "fail_decompress"
 cont_wait sspid
-rc=$CONT_RC
 fail_decompress_off
-sb=$(kv_get "$OUT" sigbus_pages)
-diag "read back with 1 failure armed: rc $rc, sigbus pages '$sb', decompress_fail $(($(zstat decompress_fail) - df0))"
-check_eq "a load that fails to decompress: SIGBUS on that one page, nothing corrupt" "1 0" \
-	"$(kv_get "$OUT" sigbus) $(kv_get "$OUT" corrupt)"
-check_eq "every other page verified, the 3 writeback skipped among them" 2047 "$(kv_get "$OUT" pages_verified)"
+diag "read back with 1 failure armed: rc $CONT_RC, sigbus pages '$(kv_get "$OUT" sigbus_pages)'"
+check_eq "a fault whose entry fails to decompress: SIGBUS on that one page, nothing corrupt, 2047 verified" \
+	"1 0 2047" "$(kv_get "$OUT" sigbus) $(kv_get "$OUT" corrupt) $(kv_get "$OUT" pages_verified)"
 
-# 3. counted, said, and the device goes off
-check "decompress_fail counts the 4 failures, the kernel named the entries" \
-	sh -c "[ $(($(zstat decompress_fail) - df0)) = 4 ] && dmesg | grep -q 'zswap: decompression of swap entry .* failed'"
-check "the virtual device goes off (swapoff) after the failures" tiers_down
+# 3. swapoff meets one that fails: the PTE poisoned, the device off
+ss_paged_out "$CG-2" "$OUT2" --size 8M --mem anon --thp never --pageout memcg --memcg-max 2M \
+	--fill sparse --seed 29 --expect-sigbus ||
+	bail "swapstress did not stop after its pages went out: $(cat "$OUT2")"
+echo max > "$CGROOT/$CG-2/memory.max" || bail "memory.max max"
+fail_decompress 1 || bail "fail_decompress"
+r=$(vs_try size 0)
+left=$(cat "$FD/times")
+fail_decompress_off
+check_eq "swapoff of the virtual device through an entry that fails to decompress: off, the failure used" "ok 0" "$r $left"
+cont_wait sspid
+check_eq "the task whose PTE swapoff poisoned: SIGBUS on that one page, nothing corrupt, 2047 verified" \
+	"1 0 2047" "$(kv_get "$OUT2" sigbus) $(kv_get "$OUT2" corrupt) $(kv_get "$OUT2" pages_verified)"
+
+# 4. counted and said
+n=$(dmesg | grep -c 'zswap: decompression of swap entry [0-9]*:[0-9]* (.*, [0-9]* bytes) failed: ')
+check "decompress_fail counts the 5 failures, the kernel named them ($n lines, rate-limited), no prefix twice" \
+	sh -c "[ $(($(zstat decompress_fail) - df0)) = 5 ] && [ $n -ge 1 ] && ! dmesg | grep -q 'zswap: zswap:'"
+check "tiers down after the failures" tiers_down
 tap_end
