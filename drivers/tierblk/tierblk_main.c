@@ -4,9 +4,10 @@
  * slow or faulty, or (synchronous=0) an ordinary asynchronous disk.
  *
  * Backing pages are allocated on first write and freed on discard and on
- * swap slot free.  Readers and writers touch a backing page only inside an
- * RCU read-side section; freed pages go back to the allocator after a grace
- * period, so a discard racing with I/O never frees a page under a copy.
+ * swap slot free.  The xarray holds a reference on each; a copy takes its
+ * own (looked up under RCU, the page cache's speculative protocol) and
+ * copies without RCU held, so a discard racing with I/O frees the page only
+ * when the copy puts it, and a drop frees at once otherwise.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -78,12 +79,81 @@ struct tierblk_cmd {
 
 /* ---- backing store ---- */
 
-static void tierblk_free_page_rcu(struct rcu_head *head)
+/*
+ * The backing page of @idx with a reference held, or NULL.  A page being
+ * dropped either is got before the xarray's reference goes (and freed when
+ * the caller puts it) or fails get_page_unless_zero() or the reload and the
+ * lookup starts again.
+ */
+static struct page *tierblk_lookup_page(struct tierblk_dev *dev, pgoff_t idx)
 {
-	__free_page(container_of(head, struct page, rcu_head));
+	XA_STATE(xas, &dev->pages, idx);
+	struct page *page;
+
+	rcu_read_lock();
+repeat:
+	xas_reset(&xas);
+	page = xas_load(&xas);
+	if (xas_retry(&xas, page))
+		goto repeat;
+	if (!page)
+		goto out;
+	if (!get_page_unless_zero(page))
+		goto repeat;
+	if (unlikely(page != xas_reload(&xas))) {
+		put_page(page);
+		goto repeat;
+	}
+out:
+	rcu_read_unlock();
+	return page;
 }
 
-/* Drop the backing page of @idx; callable under a spinlock. */
+/*
+ * The backing page of @idx for a write, with a reference held: the one
+ * there, or a new one.  With @src (a whole page to write) a new page is
+ * filled before it is inserted, so it needs no zeroing and no reader sees
+ * it half written; *@filled then says @src is in.  Without, a new page is
+ * zeroed: a racing reader sees zeroes, never stale memory.
+ */
+static struct page *tierblk_write_page(struct tierblk_dev *dev, pgoff_t idx,
+				       const void *src, bool *filled)
+{
+	gfp_t gfp = GFP_NOIO | __GFP_NOWARN;
+	struct page *page;
+	int ret;
+
+	*filled = false;
+	for (;;) {
+		page = tierblk_lookup_page(dev, idx);
+		if (page)
+			return page;
+		page = alloc_page(src ? gfp : gfp | __GFP_ZERO);
+		if (!page) {
+			this_cpu_inc(dev->stats->alloc_fail);
+			return ERR_PTR(-ENOMEM);
+		}
+		if (src)
+			memcpy_to_page(page, 0, src, PAGE_SIZE);
+		/* the caller's reference, taken before a drop can put the xarray's */
+		get_page(page);
+		ret = xa_insert_irq(&dev->pages, idx, page, gfp);
+		if (!ret) {
+			atomic_long_inc(&dev->nr_pages);
+			*filled = !!src;
+			return page;
+		}
+		page_ref_dec(page);
+		__free_page(page);
+		if (ret != -EBUSY) {
+			this_cpu_inc(dev->stats->alloc_fail);
+			return ERR_PTR(ret);
+		}
+		/* another writer inserted one first: write into theirs */
+	}
+}
+
+/* Drop the backing page of @idx; callable under a spinlock, IRQs off. */
 static void tierblk_drop_page(struct tierblk_dev *dev, pgoff_t idx)
 {
 	struct page *page;
@@ -94,7 +164,7 @@ static void tierblk_drop_page(struct tierblk_dev *dev, pgoff_t idx)
 	xa_unlock_irqrestore(&dev->pages, flags);
 	if (page) {
 		atomic_long_dec(&dev->nr_pages);
-		call_rcu(&page->rcu_head, tierblk_free_page_rcu);
+		put_page(page);
 	}
 }
 
@@ -104,40 +174,12 @@ static void tierblk_free_pages(struct tierblk_dev *dev, pgoff_t from)
 	struct page *page;
 	unsigned long idx;
 
-	synchronize_rcu();
 	xa_for_each_start(&dev->pages, idx, page, from) {
 		xa_erase_irq(&dev->pages, idx);
-		__free_page(page);
+		put_page(page);
 		atomic_long_dec(&dev->nr_pages);
 		cond_resched();
 	}
-}
-
-/* Make sure the backing page of @idx exists. */
-static int tierblk_get_page(struct tierblk_dev *dev, pgoff_t idx)
-{
-	gfp_t gfp = GFP_NOIO | __GFP_NOWARN;
-	struct page *page;
-	int ret;
-
-	if (xa_load(&dev->pages, idx))
-		return 0;
-	/* zeroed: a racing reader must never see stale memory */
-	page = alloc_page(gfp | __GFP_ZERO);
-	if (!page) {
-		this_cpu_inc(dev->stats->alloc_fail);
-		return -ENOMEM;
-	}
-	ret = xa_insert_irq(&dev->pages, idx, page, gfp);
-	if (!ret) {
-		atomic_long_inc(&dev->nr_pages);
-		return 0;
-	}
-	__free_page(page);
-	if (ret == -EBUSY)
-		return 0;
-	this_cpu_inc(dev->stats->alloc_fail);
-	return ret;
 }
 
 static void tierblk_flip_bits(void *buf, sector_t sector, unsigned int len,
@@ -168,37 +210,37 @@ static int tierblk_do_seg(struct tierblk_dev *dev, struct bio_vec *bv,
 		pgoff_t idx = sector >> PAGE_SECTORS_SHIFT;
 		unsigned int poff = (sector & (PAGE_SECTORS - 1)) << SECTOR_SHIFT;
 		unsigned int n = min(bv->bv_len - done, (unsigned int)PAGE_SIZE - poff);
+		bool filled = false;
 		struct page *page;
-		void *mem, *store;
+		void *mem, *buf, *store;
 
-		if (write) {
-			int ret = tierblk_get_page(dev, idx);
-
-			if (ret)
-				return ret;
-		}
 		mem = kmap_local_page(bv->bv_page);
-		rcu_read_lock();
-		page = xa_load(&dev->pages, idx);
-		if (write && !page) {
-			/* discarded under us: allocate again */
-			rcu_read_unlock();
-			kunmap_local(mem);
-			continue;
+		buf = mem + bv->bv_offset + done;
+		if (write) {
+			page = tierblk_write_page(dev, idx,
+						  n == PAGE_SIZE ? buf : NULL,
+						  &filled);
+			if (IS_ERR(page)) {
+				kunmap_local(mem);
+				return PTR_ERR(page);
+			}
+		} else {
+			page = tierblk_lookup_page(dev, idx);
 		}
-		if (page) {
+		if (page && !filled) {
 			store = kmap_local_page(page);
 			if (write)
-				memcpy(store + poff, mem + bv->bv_offset + done, n);
+				memcpy(store + poff, buf, n);
 			else
-				memcpy(mem + bv->bv_offset + done, store + poff, n);
+				memcpy(buf, store + poff, n);
 			kunmap_local(store);
-		} else {
-			memset(mem + bv->bv_offset + done, 0, n);
+		} else if (!page) {
+			memset(buf, 0, n);
 		}
-		rcu_read_unlock();
+		if (page)
+			put_page(page);
 		if (!write && v->corrupt)
-			tierblk_flip_bits(mem + bv->bv_offset + done, sector, n, v, dev);
+			tierblk_flip_bits(buf, sector, n, v, dev);
 		kunmap_local(mem);
 		done += n;
 		sector += n >> SECTOR_SHIFT;
@@ -715,8 +757,6 @@ static void __exit tierblk_exit(void)
 	class_unregister(&tierblk_control_class);
 	tierblk_destroy_all();
 	unregister_blkdev(tierblk_major, TIERBLK_NAME);
-	/* wait for tierblk_free_page_rcu() callbacks */
-	rcu_barrier();
 	tierblk_free_globals();
 }
 

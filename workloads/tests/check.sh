@@ -12,6 +12,7 @@ SP=$BIN/scprobe
 SR=$BIN/swaprace
 LR=$BIN/large-entry-race
 SF=$BIN/swapin-floor
+BR=$BIN/blkrace
 T=$(mktemp -d "${TMPDIR:-/tmp}/workloads-check.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 # pass, fail, check "what" command..., tap_end
@@ -390,6 +391,35 @@ check "swapin-floor: copies, a minor fault and a 4K read() measured, a 2M copy s
 		exit !(rc == 0 && v["rounds"] == 3 && v["copy_4k_ns"] > 0 && v["copy_64k_ns"] > 0 &&
 			v["copy_2m_ns"] > v["copy_4k_ns"] && v["minor_fault_ns"] > 0 &&
 			v["minor_faults_per_page"] > 0 && v["minor_faults_per_page"] <= 1 && v["read_4k_ns"] > 0) }' "$T/out"
+
+# ---- blkrace: readers racing discards and rewrites (on a file here:
+# fallocate(PUNCH_HOLE) is the discard, buffered I/O)
+for args in "" "--dev" "--dev $T/br --pages 0" "--dev $T/br --seconds 0" "--dev $T/br --readers 33" \
+	"--dev $T/br --readers 0" "--dev $T/br --pages 1 --writers 2" "--dev $T/br --writers 0 --inject-foreign" \
+	"--dev $T/br --bogus" "--dev $T/br extra"; do
+	# shellcheck disable=SC2086
+	run "$BR" $args
+	check "blkrace ${args:-(no arguments)}: exit 2, one-line message" \
+		sh -c '[ $0 -eq 2 ] && [ $(wc -l <"$1") -eq 1 ] && [ ! -s "$2" ]' $rc "$T/err" "$T/out"
+done
+: > "$T/br"
+run "$BR" --dev "$T/none/br" --no-direct
+check "blkrace on a path that cannot be opened: exit 3, one line" sh -c '[ $0 -eq 3 ] && [ $(wc -l <"$1") -eq 1 ]' $rc "$T/err"
+run "$BR" --dev "$T/br" --pages 64 --seconds 2 --readers 2 --writers 2 --no-direct
+check "blkrace on a file: reads, whole and one-sector writes and discards raced, no bad word, exit 0" \
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+		exit !(rc == 0 && v["reads"] > 0 && v["writes"] > v["partial_writes"] && v["partial_writes"] > 0 &&
+			v["discards"] == v["writes"] && v["zero_words"] > 0 && v["bad_words"] == 0 && v["result"] == "pass") }' "$T/out"
+before=$(cksum < "$T/br")
+run "$BR" --dev "$T/br" --pages 64 --seconds 1 --writers 0 --no-direct
+check "blkrace --writers 0: reads only, the file unchanged (no discard, no write)" \
+	with_out sh -c '[ $0 -eq 0 ] && [ "$(cksum < "$1")" = "$3" ] && grep -q "^writes=0$" "$2" && grep -q "^discards=0$" "$2" &&
+		awk -F= "\$1 == \"reads\" && \$2 > 0 { ok = 1 } END { exit !ok }" "$2"' $rc "$T/br" "$T/out" "$before"
+run "$BR" --dev "$T/br" --pages 8 --seconds 2 --readers 2 --no-direct --inject-foreign
+check "blkrace --inject-foreign: a page holding another place's words is reported (exit 1, bad words in whole sectors)" \
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+		exit !(rc == 1 && v["bad_reads"] > 0 && v["bad_words"] % 64 == 0 && v["first_bad_word"] != "" &&
+			v["result"] == "fail") }' "$T/out"
 
 check "ss-locate: a bad page number exits 2" sh -c '"$0" /dev/null x 2>/dev/null; [ $? -eq 2 ]' "$BIN/ss-locate"
 check "ss-locate --all without a device, or with a bad MAXSLOTS: exit 2" \
