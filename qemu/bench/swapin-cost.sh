@@ -28,6 +28,10 @@
 #    area roomy, page-cluster 3: mm-patches 0001's path (no swap cache,
 #    the large folio kept whole) against base's swap cache with its
 #    readahead; a run whose folios did not go out whole fails the bench;
+#  - with an image built with DRIVER_BEFORE=REV (make bench
+#    DRIVER_BEFORE=REV B=swapin-cost), tierblk-sync-before too: the same
+#    as tierblk-sync with the driver as of REV, loaded in its turn, so a
+#    change to tierblk is measured against what it changed in one boot;
 #  - per variant one more run, roomy, with the read-back timed per folio
 #    (swapstress --fault-times --fault-group: a page at order 0, 16 or 512
 #    pages for shmem's large folios, so each time is one fault and its
@@ -60,6 +64,9 @@ PROFILE=${SWAPCOST_PROFILE:-0}
 # anon at order 0 in both fills; shmem (tierblk synchronous=1) roomy only
 ANON="tierblk-sync tierblk-cache-ra tierblk-cache brd-sync zram-sync"
 SHMEM="shmem-0 shmem-64k shmem-2m"
+if [ -f "$TIERBLK_KO_BEFORE" ]; then
+	ANON="$ANON tierblk-sync-before"
+fi
 VARIANTS="$ANON $SHMEM"
 zdev=
 
@@ -85,7 +92,16 @@ trap cleanup EXIT
 ram_kb=$(($(cat /sys/block/ram0/size) / 2))
 [ "$ram_kb" -ge "$ROOMY_KB" ] ||
 	{ echo "swapin-cost: /dev/ram0 has $ram_kb KiB, $ROOMY_KB needed (brd.rd_size on the command line)"; exit 1; }
-tierblk_load size=$((ROOMY_KB / 1024))M || { echo "swapin-cost: tierblk"; exit 1; }
+# tierblk_use KO: that build of the driver loaded (one of the two), its
+# device the roomy size; the one loaded is kept in /tmp/swapin-cost.ko, as
+# variant_swapon runs in a subshell
+tierblk_use() {
+	[ "$(cat /tmp/swapin-cost.ko 2>/dev/null)" = "$1" ] && return 0
+	tierblk_unload && TIERBLK_KO=$1 tierblk_load size=$((ROOMY_KB / 1024))M || return 1
+	echo "$1" > /tmp/swapin-cost.ko
+}
+rm -f /tmp/swapin-cost.ko
+tierblk_use "$TIERBLK_KO" || { echo "swapin-cost: tierblk"; exit 1; }
 zdev=$(zram_dev_up "$((ROOMY_KB / 1024))M") || { echo "swapin-cost: zram"; exit 1; }
 
 # variant_pages VARIANT: pages per folio (shmem's large folios; 1 for anon)
@@ -101,10 +117,12 @@ variant_pages() {
 # not, page-cluster, shmem's folio size) with a swap area of KB on it,
 # swapped on; "DEVICE SWAPSTRESS-ARGS" on stdout
 variant_swapon() {
-	local dev=/dev/tierblk0 pc=3 mem="--mem anon --thp never" thp
+	local dev=/dev/tierblk0 pc=3 mem="--mem anon --thp never" thp ko=$TIERBLK_KO
 	thp_reset
+	[ "$1" = tierblk-sync-before ] && ko=$TIERBLK_KO_BEFORE
+	tierblk_use "$ko" || return 1
 	case $1 in
-	tierblk-sync) tierblk_set 0 synchronous 1 || return 1 ;;
+	tierblk-sync | tierblk-sync-before) tierblk_set 0 synchronous 1 || return 1 ;;
 	shmem-*)
 		tierblk_set 0 synchronous 1 || return 1
 		case $1 in
@@ -238,6 +256,14 @@ if [ "$RUNS" -gt 0 ]; then
 			echo "BENCH swapin-cost.$v.$fill.total $t us"
 		done
 	done
+	if [ -f "$TIERBLK_KO_BEFORE" ]; then
+		echo "tierblk as of DRIVER_BEFORE over this tree's, synchronous=1 (above 1: this tree's cheaper):"
+		for fill in roomy full; do
+			eval "echo \"  $fill: read-back \$(echo \$s_${fill}_tierblk_sync_before \$s_${fill}_tierblk_sync |" \
+				"awk '{ printf \"%.3f\", \$1 / \$2 }')x, with the unmap" \
+				"\$(echo \$t_${fill}_tierblk_sync_before \$t_${fill}_tierblk_sync | awk '{ printf \"%.3f\", \$1 / \$2 }')x\""
+		done
+	fi
 	echo "seed 002's ratio, the swap cache path over the synchronous one on the same tierblk (above 1: synchronous faster):"
 	ratio() { echo "$1 $2" | awk '{ printf "%.2f", $2 ? $1 / $2 : 0 }'; }
 	for fill in roomy full; do

@@ -26,6 +26,8 @@
 # slot-level fault injection works as on direct swap.
 
 TIERBLK_KO=${TIERBLK_KO:-/lib/modules/tierswap/tierblk.ko}
+# the driver as of DRIVER_BEFORE (make's knob), when the image has one
+TIERBLK_KO_BEFORE=${TIERBLK_KO_BEFORE:-/lib/modules/tierswap/tierblk-before.ko}
 
 tierblk_load() {
 	insmod "$TIERBLK_KO" "$@" || return 1
