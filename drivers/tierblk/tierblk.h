@@ -114,6 +114,7 @@ struct tierblk_stats {
 	u64 corrupted;
 	u64 slot_free;
 	u64 alloc_fail;
+	u64 insert_races;		/* a new page lost to another writer's */
 	u64 delayed;
 	u64 delay_ns;
 	u64 hist[TB_HIST_BUCKETS];

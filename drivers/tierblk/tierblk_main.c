@@ -104,6 +104,12 @@ repeat:
 		put_page(page);
 		goto repeat;
 	}
+	/*
+	 * The page may have been freed and inserted again since the first
+	 * load: read its contents only after the reload that saw the insert
+	 * (which published them), as folio_test_uptodate() does.
+	 */
+	smp_rmb();
 out:
 	rcu_read_unlock();
 	return page;
@@ -137,23 +143,28 @@ static struct page *tierblk_write_page(struct tierblk_dev *dev, pgoff_t idx,
 			memcpy_to_page(page, 0, src, PAGE_SIZE);
 		/* the caller's reference, taken before a drop can put the xarray's */
 		get_page(page);
-		ret = xa_insert_irq(&dev->pages, idx, page, gfp);
-		if (!ret) {
+		xa_lock_irq(&dev->pages);
+		ret = __xa_insert(&dev->pages, idx, page, gfp);
+		if (!ret)
 			atomic_long_inc(&dev->nr_pages);
+		xa_unlock_irq(&dev->pages);
+		if (!ret) {
 			*filled = !!src;
 			return page;
 		}
-		page_ref_dec(page);
-		__free_page(page);
+		/* not inserted: both references go, and the page */
+		put_page(page);
+		put_page(page);
 		if (ret != -EBUSY) {
 			this_cpu_inc(dev->stats->alloc_fail);
 			return ERR_PTR(ret);
 		}
 		/* another writer inserted one first: write into theirs */
+		this_cpu_inc(dev->stats->insert_races);
 	}
 }
 
-/* Drop the backing page of @idx; callable under a spinlock, IRQs off. */
+/* Drop the backing page of @idx; callable under a spinlock. */
 static void tierblk_drop_page(struct tierblk_dev *dev, pgoff_t idx)
 {
 	struct page *page;
@@ -161,11 +172,11 @@ static void tierblk_drop_page(struct tierblk_dev *dev, pgoff_t idx)
 
 	xa_lock_irqsave(&dev->pages, flags);
 	page = __xa_erase(&dev->pages, idx);
-	xa_unlock_irqrestore(&dev->pages, flags);
-	if (page) {
+	if (page)
 		atomic_long_dec(&dev->nr_pages);
+	xa_unlock_irqrestore(&dev->pages, flags);
+	if (page)
 		put_page(page);
-	}
 }
 
 /* Free every backing page from @from on; the device must be idle. */
@@ -175,9 +186,7 @@ static void tierblk_free_pages(struct tierblk_dev *dev, pgoff_t from)
 	unsigned long idx;
 
 	xa_for_each_start(&dev->pages, idx, page, from) {
-		xa_erase_irq(&dev->pages, idx);
-		put_page(page);
-		atomic_long_dec(&dev->nr_pages);
+		tierblk_drop_page(dev, idx);
 		cond_resched();
 	}
 }

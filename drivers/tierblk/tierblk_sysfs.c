@@ -939,6 +939,7 @@ static ssize_t stats_show(struct device *d, struct device_attribute *a,
 	len += sysfs_emit_at(buf, len, "corrupted_sectors %llu\n", s->corrupted);
 	len += sysfs_emit_at(buf, len, "slot_free_notify %llu\n", s->slot_free);
 	len += sysfs_emit_at(buf, len, "alloc_failures %llu\n", s->alloc_fail);
+	len += sysfs_emit_at(buf, len, "insert_races %llu\n", s->insert_races);
 	len += sysfs_emit_at(buf, len, "delayed_ops %llu\ndelay_total_us %llu\n",
 			     s->delayed, div_u64(s->delay_ns, NSEC_PER_USEC));
 	len += sysfs_emit_at(buf, len, "delay_total_ns %llu\n", s->delay_ns);

@@ -193,7 +193,7 @@ stats_keys() {
 	for k in reads writes discards flushes read_bytes write_bytes discard_bytes \
 		read_errors write_errors discard_errors flush_errors badblock_errors \
 		rate_errors every_nth_errors one_shot_errors corrupted_sectors \
-		slot_free_notify alloc_failures delayed_ops delay_total_us delay_total_ns pages; do
+		slot_free_notify alloc_failures insert_races delayed_ops delay_total_us delay_total_ns pages; do
 		[ -n "$(tierblk_stat 1 "$k")" ] || { echo "missing $k"; return 1; }
 	done
 	[ "$(tierblk_stat 1 reads)" -ge 1 ] && [ "$(tierblk_stat 1 writes)" -ge 4 ] &&

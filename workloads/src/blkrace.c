@@ -28,8 +28,17 @@
  * that fails with EIO (an injected fault) is counted (read_errors), not
  * fatal.
  *
+ * --shared: every writer on every page (no discard before each write: a
+ * step is a discard, a whole write or a one-sector write), so writes race
+ * writes and discards of the same page; the last pass then checks places
+ * only. --write-errors-ok: a failed write is counted (write_errors) and
+ * its page's content left unchecked. SIGTERM or SIGINT ends the run early,
+ * with its results.
+ *
  * --inject-foreign (a self-test of the check): writer 0 first writes page 0
  * with page 1's words and leaves it so; readers must report it.
+ * --inject-stale (a self-test of the last pass): one whole page is taken
+ * to hold the generation after the one written; the pass must report it.
  *
  * Results are key=value lines: reads, writes, partial_writes, discards,
  * zero_words, bad_words, bad_reads, read_errors, the first bad word's
@@ -52,6 +61,7 @@
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -77,6 +87,17 @@ struct cfg {
 	bool direct;
 	bool inject_foreign;
 	bool eio_ok;
+	bool write_errors_ok;
+	bool shared;
+	bool inject_stale;
+};
+
+/* What a page holds now, as its (only) writer left it: checked exactly at the end. */
+enum page_kind { PK_ZERO, PK_WHOLE, PK_SECTOR, PK_UNKNOWN };
+struct page_state {
+	uint32_t gen;
+	uint8_t kind;		/* enum page_kind */
+	uint8_t sector;		/* PK_SECTOR: which one */
 };
 
 struct shared {
@@ -89,18 +110,29 @@ struct shared {
 	pthread_mutex_t lock;	/* error, first bad */
 	uint64_t first_bad_sector, first_bad_word, first_bad_value;
 	bool have_bad;
+	struct page_state *state;	/* per page; not with --shared */
 };
+
+static atomic_bool stop_asked;	/* SIGTERM or SIGINT: wind down, report */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stop_asked, true);
+}
 
 struct worker {
 	struct shared *s;
 	unsigned id;
 	void *buf;
 	uint64_t reads, writes, partial, discards, zero_words, bad_words, bad_reads, read_errors;
+	uint64_t write_errors;
 };
 
 static const char usage[] =
 	"usage: blkrace --dev PATH [--pages 1024] [--seconds 10] [--readers 2] [--writers 1]\n"
-	"               [--seed 1] [--no-direct] [--inject-foreign] [--eio-ok]\n"
+	"               [--seed 1] [--no-direct] [--inject-foreign] [--eio-ok] [--write-errors-ok]\n"
+	"               [--shared] [--inject-stale]\n"
 	"Readers of a block device (or file) racing discards and rewrites of the pages they read;\n"
 	"every word read must be zero or name its own place. Overwrites the first --pages pages\n"
 	"(--writers 0: only reads, checks nothing, changes nothing).\n";
@@ -157,15 +189,37 @@ static int discard(struct shared *s, uint64_t page)
 
 static bool running(struct shared *s)
 {
-	return !atomic_load(&s->failed) && ts_now_ns() < s->deadline_ns;
+	return !atomic_load(&s->failed) && !atomic_load(&stop_asked) && ts_now_ns() < s->deadline_ns;
 }
 
+/* A write that failed: fatal, or counted with --write-errors-ok. */
+static bool write_failed(struct worker *wk, const char *what, uint64_t page)
+{
+	int err = errno ? errno : EIO;
+
+	if (wk->s->c->write_errors_ok) {
+		wk->write_errors++;
+		return false;
+	}
+	fail_io(wk->s, what, page, err);
+	return true;
+}
+
+/*
+ * One writer. Alone on its pages (p % writers == its number): discard, then
+ * write whole or one sector, the page's state kept for the last check.
+ * --shared: every writer on every page, each step one of discard, whole
+ * write, one-sector write, so writes race writes and discards of the same
+ * page (two new pages for one place: one goes back).
+ */
 static void *writer(void *arg)
 {
 	struct worker *wk = arg;
 	struct shared *s = wk->s;
 	const struct cfg *c = s->c;
-	uint64_t mine = (c->pages - wk->id + c->writers - 1) / c->writers, gen = 0, first = 0;
+	uint64_t step = c->shared ? 1 : c->writers, base = c->shared ? 0 : wk->id;
+	uint64_t mine = (c->pages - base + step - 1) / step, first = 0;
+	uint32_t gen = 0;
 	struct ts_rng rng;
 
 	ts_rng_seed(&rng, c->seed ^ ((uint64_t)wk->id << 32) ^ 0x3717e);
@@ -176,36 +230,58 @@ static void *writer(void *arg)
 			fail_io(s, "write", 0, errno ? errno : EIO);
 			return NULL;
 		}
+		if (s->state)
+			s->state[0] = (struct page_state){ .kind = PK_UNKNOWN };
 		first = 1;
 	}
 	while (mine > first && running(s)) {
-		uint64_t page = wk->id + (first + ts_rng_below(&rng, mine - first)) * c->writers;
-		uint64_t sector = page * SECTORS_PER_PAGE;
-		int ret = discard(s, page);
+		uint64_t page = base + (first + ts_rng_below(&rng, mine - first)) * step;
+		uint64_t sector = page * SECTORS_PER_PAGE, r = ts_rng_below(&rng, 8);
+		struct page_state *ps = s->state ? &s->state[page] : NULL;
+		int ret;
 
-		if (ret) {
-			fail_io(s, "discard", page, -ret);
-			break;
+		if (!c->shared || r < 2) {
+			ret = discard(s, page);
+			if (ret) {
+				errno = -ret;
+				fail_io(s, "discard", page, -ret);
+				break;
+			}
+			wk->discards++;
+			if (ps)
+				*ps = (struct page_state){ .kind = PK_ZERO };
+			if (c->shared)
+				continue;
 		}
-		wk->discards++;
 		gen++;
-		if (ts_rng_below(&rng, 4) == 0) {
-			/* one sector: the rest of the new page must read as zeroes */
+		errno = 0;
+		if (r < 4) {
+			/* one sector: on a new page the rest must read as zeroes */
 			unsigned k = (unsigned)ts_rng_below(&rng, SECTORS_PER_PAGE);
 
 			fill(wk->buf, sector + k, 1, gen);
 			if (pwrite(s->fd, wk->buf, SECTOR, (off_t)((sector + k) * SECTOR)) != (ssize_t)SECTOR) {
-				fail_io(s, "partial write", page, errno ? errno : EIO);
-				break;
+				if (write_failed(wk, "one-sector write", page))
+					break;
+				if (ps)
+					ps->kind = PK_UNKNOWN;
+				continue;
 			}
 			wk->partial++;
+			if (ps)
+				*ps = (struct page_state){ .kind = PK_SECTOR, .gen = gen, .sector = (uint8_t)k };
 		} else {
 			fill(wk->buf, sector, SECTORS_PER_PAGE, gen);
 			if (pwrite(s->fd, wk->buf, TS_PAGE_SIZE, (off_t)(page * TS_PAGE_SIZE)) !=
 			    (ssize_t)TS_PAGE_SIZE) {
-				fail_io(s, "write", page, errno ? errno : EIO);
-				break;
+				if (write_failed(wk, "write", page))
+					break;
+				if (ps)
+					ps->kind = PK_UNKNOWN;
+				continue;
 			}
+			if (ps)
+				*ps = (struct page_state){ .kind = PK_WHOLE, .gen = gen };
 		}
 		wk->writes++;
 	}
@@ -275,6 +351,9 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 		{ "no-direct", no_argument, NULL, 'n' },
 		{ "inject-foreign", no_argument, NULL, 'f' },
 		{ "eio-ok", no_argument, NULL, 'e' },
+		{ "write-errors-ok", no_argument, NULL, 'W' },
+		{ "shared", no_argument, NULL, 'x' },
+		{ "inject-stale", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -316,6 +395,9 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 		case 'n': c->direct = false; break;
 		case 'f': c->inject_foreign = true; break;
 		case 'e': c->eio_ok = true; break;
+		case 'W': c->write_errors_ok = true; break;
+		case 'x': c->shared = true; break;
+		case 'T': c->inject_stale = true; break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(TS_EXIT_OK);
@@ -337,6 +419,14 @@ static int parse_args(int argc, char **argv, struct cfg *c)
 		fprintf(stderr, "blkrace: --inject-foreign needs a writer and 2 pages or more\n");
 		return -1;
 	}
+	if (c->inject_stale && (!c->writers || c->shared)) {
+		fprintf(stderr, "blkrace: --inject-stale needs pages with one writer (writers, not --shared)\n");
+		return -1;
+	}
+	if (c->shared && c->inject_foreign) {
+		fprintf(stderr, "blkrace: --inject-foreign needs pages with one writer (not --shared)\n");
+		return -1;
+	}
 	if (c->writers > c->pages) {
 		fprintf(stderr, "blkrace: --writers %" PRIu64 " > --pages %" PRIu64 "\n", c->writers, c->pages);
 		return -1;
@@ -353,7 +443,7 @@ int main(int argc, char **argv)
 	struct cfg c;
 	struct stat st;
 	struct ts_out o;
-	uint64_t t0, tot[8] = { 0 }, nonzero_pages = 0, final_bad = 0;
+	uint64_t t0, tot[9] = { 0 }, nonzero_pages = 0, final_bad = 0;
 	int e;
 
 	if (parse_args(argc, argv, &c))
@@ -373,10 +463,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "blkrace: %s: ftruncate: %s\n", c.dev, strerror(errno));
 		return TS_EXIT_ENV;
 	}
-	if (!s.is_file) {
-		uint64_t bytes = 0;
+	if (!c.writers || !s.is_file) {
+		uint64_t bytes = s.is_file ? (uint64_t)st.st_size : 0;
 
-		if (ioctl(s.fd, BLKGETSIZE64, &bytes) || bytes < c.pages * TS_PAGE_SIZE) {
+		if ((!s.is_file && ioctl(s.fd, BLKGETSIZE64, &bytes)) || bytes < c.pages * TS_PAGE_SIZE) {
 			fprintf(stderr, "blkrace: %s: %" PRIu64 " bytes, --pages %" PRIu64 " needs %" PRIu64 "\n",
 				c.dev, bytes, c.pages, c.pages * TS_PAGE_SIZE);
 			return TS_EXIT_ENV;
@@ -391,6 +481,15 @@ int main(int argc, char **argv)
 			return TS_EXIT_ENV;
 		}
 	}
+	if (c.writers && !c.shared) {
+		s.state = calloc(c.pages, sizeof(*s.state));
+		if (!s.state) {
+			fprintf(stderr, "blkrace: out of memory\n");
+			return TS_EXIT_ENV;
+		}
+	}
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
 	/* Start from a device that holds no page: everything reads zero. */
 	for (uint64_t p = 0; c.writers && p < c.pages; p++) {
 		e = discard(&s, p);
@@ -411,23 +510,50 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
+	/* the last check's self-test: one whole page is said to be a generation on */
+	for (uint64_t p = 0; c.inject_stale && p < c.pages; p++) {
+		if (s.state[p].kind == PK_WHOLE) {
+			s.state[p].gen++;
+			break;
+		}
+	}
 	/*
 	 * Quiescent: every page once more. A page a writer wrote holds data
 	 * (nonzero_pages: what the device should count as allocated), and no
-	 * word may be bad now.
+	 * word may be bad now; a page with one writer must hold exactly what
+	 * it left (its last whole write, or its last sector and zeroes, or
+	 * zeroes after a discard), --shared pages only their place's words.
+	 * With --eio-ok a read that fails is tried again (100 times).
 	 */
 	for (uint64_t p = 0; c.writers && !atomic_load(&s.failed) && p < c.pages; p++) {
 		const uint64_t *w = wk[0].buf;
+		const struct page_state *ps = s.state ? &s.state[p] : NULL;
 		bool nonzero = false;
+		int tries = 0;
+		ssize_t got;
 
-		if (pread(s.fd, wk[0].buf, TS_PAGE_SIZE, (off_t)(p * TS_PAGE_SIZE)) != (ssize_t)TS_PAGE_SIZE) {
+		do {
+			errno = 0;
+			got = pread(s.fd, wk[0].buf, TS_PAGE_SIZE, (off_t)(p * TS_PAGE_SIZE));
+		} while (got != (ssize_t)TS_PAGE_SIZE && errno == EIO && c.eio_ok && ++tries < 100);
+		if (got != (ssize_t)TS_PAGE_SIZE) {
 			fail_io(&s, "final read", p, errno ? errno : EIO);
 			break;
 		}
 		for (unsigned i = 0; i < TS_PAGE_SIZE / 8; i++) {
+			uint64_t sector = p * SECTORS_PER_PAGE + i / WORDS_PER_SECTOR, want = 0;
+			unsigned k = i / WORDS_PER_SECTOR;
+			bool ok;
+
 			nonzero |= w[i] != 0;
-			final_bad += !word_ok(w[i], p * SECTORS_PER_PAGE + i / WORDS_PER_SECTOR,
-					      i % WORDS_PER_SECTOR);
+			if (!ps || ps->kind == PK_UNKNOWN) {
+				ok = word_ok(w[i], sector, i % WORDS_PER_SECTOR);
+			} else {
+				if (ps->kind == PK_WHOLE || (ps->kind == PK_SECTOR && k == ps->sector))
+					want = word_of(ps->gen, sector, i % WORDS_PER_SECTOR);
+				ok = w[i] == want;
+			}
+			final_bad += !ok;
 		}
 		nonzero_pages += nonzero;
 	}
@@ -440,9 +566,11 @@ int main(int argc, char **argv)
 		tot[5] += wk[i].bad_words;
 		tot[6] += wk[i].bad_reads;
 		tot[7] += wk[i].read_errors;
+		tot[8] += wk[i].write_errors;
 		free(wk[i].buf);
 	}
 	close(s.fd);
+	free(s.state);
 
 	ts_out_begin(&o, stdout, false);
 	ts_out_str(&o, "dev", c.dev);
@@ -458,6 +586,8 @@ int main(int argc, char **argv)
 	ts_out_u64(&o, "bad_words", tot[5]);
 	ts_out_u64(&o, "bad_reads", tot[6]);
 	ts_out_u64(&o, "read_errors", tot[7]);
+	ts_out_u64(&o, "write_errors", tot[8]);
+	ts_out_str(&o, "shared", c.shared ? "yes" : "no");
 	if (c.writers) {
 		ts_out_u64(&o, "nonzero_pages", nonzero_pages);
 		ts_out_u64(&o, "final_bad_words", final_bad);

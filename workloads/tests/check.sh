@@ -396,6 +396,7 @@ check "swapin-floor: copies, a minor fault and a 4K read() measured, a 2M copy s
 # fallocate(PUNCH_HOLE) is the discard, buffered I/O)
 for args in "" "--dev" "--dev $T/br --pages 0" "--dev $T/br --seconds 0" "--dev $T/br --readers 33" \
 	"--dev $T/br --readers 0" "--dev $T/br --pages 1 --writers 2" "--dev $T/br --writers 0 --inject-foreign" \
+	"--dev $T/br --shared --inject-foreign" "--dev $T/br --shared --inject-stale" "--dev $T/br --writers 0 --inject-stale" \
 	"--dev $T/br --bogus" "--dev $T/br extra"; do
 	# shellcheck disable=SC2086
 	run "$BR" $args
@@ -406,10 +407,28 @@ done
 run "$BR" --dev "$T/none/br" --no-direct
 check "blkrace on a path that cannot be opened: exit 3, one line" sh -c '[ $0 -eq 3 ] && [ $(wc -l <"$1") -eq 1 ]' $rc "$T/err"
 run "$BR" --dev "$T/br" --pages 64 --seconds 2 --readers 2 --writers 2 --no-direct
-check "blkrace on a file: reads, whole and one-sector writes and discards raced, no bad word, exit 0" \
+check "blkrace on a file: reads, whole and one-sector writes and discards raced, no bad word, every page as its writer left it, exit 0" \
 	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
 		exit !(rc == 0 && v["reads"] > 0 && v["writes"] > v["partial_writes"] && v["partial_writes"] > 0 &&
-			v["discards"] == v["writes"] && v["zero_words"] > 0 && v["bad_words"] == 0 && v["result"] == "pass") }' "$T/out"
+			v["discards"] == v["writes"] && v["zero_words"] > 0 && v["bad_words"] == 0 &&
+			v["final_bad_words"] == 0 && v["nonzero_pages"] > 0 && v["result"] == "pass") }' "$T/out"
+run "$BR" --dev "$T/br" --pages 8 --seconds 2 --readers 2 --writers 3 --shared --no-direct
+check "blkrace --shared on a file: writers race on the same pages, discards apart, no bad word, exit 0" \
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END {
+		exit !(rc == 0 && v["shared"] == "yes" && v["writes"] > v["partial_writes"] && v["partial_writes"] > 0 &&
+			v["discards"] > 0 && v["discards"] < v["writes"] && v["bad_words"] == 0 &&
+			v["final_bad_words"] == 0 && v["result"] == "pass") }' "$T/out"
+run "$BR" --dev "$T/br" --pages 64 --seconds 1 --no-direct --inject-stale
+check "blkrace --inject-stale: the last pass reports a page that does not hold what its writer left (exit 1, a page of bad words)" \
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END { exit !(rc == 1 && v["final_bad_words"] == 512 && v["result"] == "fail") }' "$T/out"
+"$BR" --dev "$T/br" --pages 64 --seconds 3600 --writers 0 --no-direct > "$T/out" 2> "$T/err" &
+brpid=$!
+sleep 1
+kill -TERM $brpid
+wait $brpid
+rc=$?
+check "blkrace ended by SIGTERM: exit 0 with its results" \
+	with_out awk -v rc=$rc -F= '{ v[$1] = $2 } END { exit !(rc == 0 && v["reads"] > 0 && v["elapsed_ms"] < 60000 && v["result"] == "pass") }' "$T/out"
 before=$(cksum < "$T/br")
 run "$BR" --dev "$T/br" --pages 64 --seconds 1 --writers 0 --no-direct
 check "blkrace --writers 0: reads only, the file unchanged (no discard, no write)" \
