@@ -243,7 +243,7 @@ if [ "$RUNS" -gt 0 ]; then
 		"per 4 KiB page, a copy in 64K pieces $(kv_get /tmp/floor.out copy_64k_ns | awk '{ printf "%.1f", $1 / 16 }') ns," \
 		"in 2M pieces $(kv_get /tmp/floor.out copy_2m_ns | awk '{ printf "%.1f", $1 / 512 }') ns;" \
 		"a 4 KiB read() from the page cache (the kernel's copy) $(kv_get /tmp/floor.out read_4k_ns) ns"
-	printf '%-18s %-6s %10s %10s %10s %9s\n' variant swap swapin_us unmap_us total_us x_floor
+	printf '%-20s %-6s %10s %10s %10s %9s\n' variant swap swapin_us unmap_us total_us x_floor
 	for fill in roomy full; do
 		for v in $(fill_variants $fill); do
 			s=$(col "/tmp/swapin-cost.$v.$fill" 1)
@@ -251,7 +251,7 @@ if [ "$RUNS" -gt 0 ]; then
 			t=$(echo "$s $u" | awk '{ printf "%.2f", $1 + $2 }')
 			x=$(echo "$t $floor" | awk '{ printf "%.1f", $1 * 1000 / $2 }')
 			eval "t_${fill}_$(echo "$v" | tr - _)=$t s_${fill}_$(echo "$v" | tr - _)=$s"
-			printf '%-18s %-6s %10s %10s %10s %9s\n' "$v" "$fill" "$s" "$u" "$t" "$x"
+			printf '%-20s %-6s %10s %10s %10s %9s\n' "$v" "$fill" "$s" "$u" "$t" "$x"
 			echo "BENCH swapin-cost.$v.$fill.swapin $s us"
 			echo "BENCH swapin-cost.$v.$fill.total $t us"
 		done
@@ -278,7 +278,7 @@ if [ "$RUNS" -gt 0 ]; then
 	# the folio sizes the pages came back at.
 	echo "read-back time per folio (a page, or 16 and 512 pages for shmem-64k and -2m), the swap area roomy," \
 		"one run each with --fault-times, ns; folio_pages: order:pages mapped after the read-back:"
-	printf '%-18s %6s %9s %9s %9s %9s %9s  %s\n' variant pages p10 p50 p90 p99 max folio_pages
+	printf '%-20s %6s %9s %9s %9s %9s %9s  %s\n' variant pages p10 p50 p90 p99 max folio_pages
 	for v in $VARIANTS; do
 		one "$v" "$ROOMY_KB" $((RUNS + 1)) "--fault-times --fault-group $(variant_pages "$v") --folio-stats" \
 			> /dev/null || exit 1
@@ -286,7 +286,7 @@ if [ "$RUNS" -gt 0 ]; then
 		echo "$cdf" | tr , '\n' | awk -F: -v v="$v" -v n="$(variant_pages "$v")" \
 			-v f="$(kv_get /tmp/swapin-cost.out folio_pages)" '
 			{ q[$1] = $2 }
-			END { printf "%-18s %6s %9s %9s %9s %9s %9s  %s\n", v, n, q["0.1"], q["0.5"], q["0.9"], q["0.99"], q["1"], f }'
+			END { printf "%-20s %6s %9s %9s %9s %9s %9s  %s\n", v, n, q["0.1"], q["0.5"], q["0.9"], q["0.99"], q["1"], f }'
 		echo "BENCH-CDF swapin-cost.$v ns $(echo "$cdf" | tr , ' ')"
 	done
 fi
@@ -297,7 +297,7 @@ if [ "$PROFILE" != 0 ]; then
 	done
 	echo "BENCH-TABLE swapin-cost profile (self time per 4 KiB page by phase, us, one run each, the swap area roomy)"
 	echo "function profile, the swap area roomy, one run each: self time per page, us (not traceable here:$(fprof_missing $FPROF_FUNCS))"
-	printf '%-18s' variant
+	printf '%-20s' variant
 	for ph in $(echo "$FPROF_PHASES" | cut -d: -f1); do printf ' %8s' "$ph"; done
 	printf ' %8s\n' sum
 	for v in $VARIANTS; do
@@ -307,7 +307,7 @@ if [ "$PROFILE" != 0 ]; then
 			BEGIN { while ((getline l < f) > 0) { split(l, a, " "); us[a[1]] += a[3] } }
 			{ t = 0; for (i = 2; i <= NF; i++) t += us[$i]; row = row sprintf(" %8.2f", t / p)
 			  ph = ph sprintf(" %s=%.3f", $1, t / p); sum += t }
-			END { printf "%-18s%s %8.2f\n", v, row, sum / p
+			END { printf "%-20s%s %8.2f\n", v, row, sum / p
 			      print "BENCH-PHASES swapin-cost.profile." v " us" ph >> "/tmp/swapin-cost.phases"
 			      printf "BENCH swapin-cost.profile.%s.sum %.3f us\n", v, sum / p >> "/tmp/swapin-cost.phases" }'
 	done
