@@ -25,10 +25,11 @@
 #     every page verified from its old copy;
 #  6. demotion during the workload's faults: demote 128 in a loop while
 #     swapstress passes over 12M through a 4M memcg, with one-shot read
-#     faults on tierblk0 under both (a fault the demotion meets is read
-#     again alone and heals; one the workload meets is that page's
-#     SIGBUS): no page corrupt, no read error left to a demotion, SIGBUS
-#     at most once per fault fired;
+#     faults on tierblk0 slots that hold test pages under both (a fault
+#     the demotion meets is read again alone and heals; one the workload
+#     meets is that page's SIGBUS), the workload run again (3 runs at
+#     most) until one fired: no page corrupt, no read error left to a
+#     demotion, SIGBUS at most once per fault fired;
 #  7. the watermark (0030): bad values refused (EINVAL), "off" the
 #     default; with "75 50" on tierblk0, 20M going out through a 4M memcg
 #     leave tierblk0 at or under 75% once the work has settled (without
@@ -249,40 +250,61 @@ memcg_destroy "$CG"
 g0=$(vswap_stat demoted_pages)
 l0=$(tstat tierblk0 demote_read_errors)
 f0=$(tierblk_stat 0 one_shot_errors)
-swapstress --size $S5 --mem anon --thp never --pageout memcg --memcg-max 4M --memcg-name "$CG" \
-	--pattern random --passes $(by_suite 3 6) --write-pct 25 --seed 51 --expect-sigbus --lock-self \
-	> "$OUT" 2>&1 &
-sspid=$!
+# arm_live_slot K: a one-shot read fault on the Kth (mod their number) of
+# the tierblk0 slots that hold a test page now, so that the workload or a
+# demotion reads it soon (a low slot picked blindly was often free: the
+# demotions empty tierblk0). ss-locate reads the device: nothing armed.
+arm_live_slot() {
+	local s
+	tierblk_set 0 one_shot_read_sector none
+	s=$(ss-locate --all /dev/tierblk0 "$SL0" 2>/dev/null |
+		awk -v k="$1" '{ a[NR] = $1 } END { if (NR) print a[k % NR + 1] }')
+	[ -z "$s" ] || tier_fail_slot tierblk0 "$s" 2>/dev/null
+}
 n=0
-armed=0
 errs=
-while kill -0 "$sspid" 2>/dev/null; do
-	# a one-shot read fault on a tierblk0 slot (--lock-self: every slot
-	# in use holds a test page); one left pending 10 rounds is moved on
-	if [ "$(tierblk_get 0 one_shot_read_sector)" = none ] || [ $armed -ge 10 ]; then
-		tierblk_set 0 one_shot_read_sector none
-		tier_fail_slot tierblk0 $((1 + n * 7 % (SL0 - 95))) 2>/dev/null
-		armed=0
-	fi
-	armed=$((armed + 1))
-	r=$(demote tierblk0 128)
-	case "$r" in ok | ENOSPC) ;; *) errs="$errs $r" ;; esac
-	n=$((n + 1))
-	sleep 0.2
+rc=0
+corrupt=0
+sb=0
+# A round is a whole workload; another (at most 3 in all) while no fault
+# fired, so that "faults fired" is certain rather than likely.
+for round in 1 2 3; do
+	swapstress --size $S5 --mem anon --thp never --pageout memcg --memcg-max 4M --memcg-name "$CG" \
+		--pattern random --passes $(by_suite 3 6) --write-pct 25 --seed $((50 + round)) --expect-sigbus \
+		--lock-self > "$OUT" 2>&1 &
+	sspid=$!
+	armed=0
+	while kill -0 "$sspid" 2>/dev/null; do
+		# re-armed once it fired, or after 3 demote writes pending
+		if [ "$(tierblk_get 0 one_shot_read_sector)" = none ] || [ $armed -ge 3 ]; then
+			arm_live_slot $n
+			armed=0
+		fi
+		armed=$((armed + 1))
+		r=$(demote tierblk0 128)
+		case "$r" in ok | ENOSPC) ;; *) errs="$errs $r" ;; esac
+		n=$((n + 1))
+		sleep 0.2
+	done
+	wait "$sspid" || rc=$?
+	sspid=
+	tierblk_set 0 one_shot_read_sector none
+	v=$(kv_get "$OUT" corrupt)
+	corrupt=$((corrupt + ${v:-99}))
+	v=$(kv_get "$OUT" sigbus)
+	sb=$((sb + ${v:-99}))
+	[ $(($(tierblk_stat 0 one_shot_errors) - f0)) -ge 1 ] && break
+	memcg_destroy "$CG"
 done
-wait "$sspid"
-rc=$?
-sspid=
 tier_faults_off tierblk0
 gd=$(($(vswap_stat demoted_pages) - g0))
 ld=$(($(tstat tierblk0 demote_read_errors) - l0))
 fd=$(($(tierblk_stat 0 one_shot_errors) - f0))
-sb=$(kv_get "$OUT" sigbus)
-diag "$n demote writes, $gd slots moved, $ld read errors left; refusals:${errs:- none}; $fd one-shot faults fired, SIGBUS ${sb:-?}"
+diag "$round workload round(s), $n demote writes, $gd slots moved, $ld read errors left; refusals:${errs:- none}; $fd one-shot faults fired, SIGBUS $sb"
 check "demotions ran during the workload ($n writes, $gd slots moved), none refused but for ENOSPC" \
 	sh -c "[ $n -ge 3 ] && [ $gd -ge 1 ] && [ -z '$errs' ]"
-check "faults fired ($fd); no page corrupt (exit $rc), no read error left to a demotion ($ld), SIGBUS ${sb:-?} at most once per fault fired" \
-	sh -c "[ $fd -ge 1 ] && [ $rc = 0 ] && [ '$(kv_get "$OUT" corrupt)' = 0 ] && [ $ld = 0 ] && [ ${sb:-99} -le $fd ]"
+check "faults fired ($fd); no page corrupt ($corrupt, exit $rc), no read error left to a demotion ($ld), SIGBUS $sb at most once per fault fired" \
+	sh -c "[ $fd -ge 1 ] && [ $rc = 0 ] && [ $corrupt = 0 ] && [ $ld = 0 ] && [ $sb -le $fd ]"
 check_eq "nothing leaked: the device turns off" ok "$(vs_try size 0)"
 
 # 7. the watermark

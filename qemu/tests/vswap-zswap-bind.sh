@@ -20,28 +20,22 @@
 #  4. every page verified.
 . /usr/lib/tierswap/lib.sh
 
-V=$VSWAP_SYS
 CG=vswap-zswap-bind
 OUT=/tmp/vswap-zswap-bind.out
 ZD=/sys/kernel/debug/zswap
-SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
-shrinker0=$(cat "$SHRINKER" 2>/dev/null)
 sspid=
 rpid=
 
-vswap_required || exit 0
-[ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
-[ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
+vswap_zswap_required || exit 0
 
 cleanup() {
 	[ -z "$rpid" ] || kill "$rpid" 2>/dev/null
 	kill_bg "$sspid"
 	vswap_fail_bind_off
-	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
+	zswap_shrinker_restore
 	memcg_destroy "$CG"
 	tiers_down
 }
-zstat() { cat "$ZD/$1"; }
 swapcached() { awk '$1 == "swapcached" { print $2 }' "$CGROOT/$CG/memory.stat"; }
 
 plan 6
@@ -52,7 +46,7 @@ tiers_up zswap vswap:60M:lazy=1 tierblk0:16M:sync=1 || bail "tiers_up"
 [ -r "$ZD/stored_pages" ] || bail "no $ZD/stored_pages (debugfs)"
 ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 2M \
 	--fill sparse --seed 21 || bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
-zp0=$(zstat stored_pages)
+zp0=$(zswap_stat stored_pages)
 check "the sparse pages are in zswap ($zp0), tierblk0 nearly empty ($(tier_used_kb tierblk0) KiB)" \
 	sh -c "[ $zp0 -ge 1000 ] && [ $(tier_used_kb tierblk0) -le 1024 ]"
 
@@ -62,15 +56,15 @@ if ! vswap_fail_bind 100; then
 	tap_end
 	exit 0
 fi
-echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
-rf0=$(zstat reject_reclaim_fail)
-wb0=$(zstat written_back_pages)
+zswap_shrinker Y || bail "zswap shrinker_enabled"
+rf0=$(zswap_stat reject_reclaim_fail)
+wb0=$(zswap_stat written_back_pages)
 f0=$(vswap_stat bind_failures)
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-rf=$(($(zstat reject_reclaim_fail) - rf0))
-wb=$(($(zstat written_back_pages) - wb0))
+rf=$(($(zswap_stat reject_reclaim_fail) - rf0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 fd=$(($(vswap_stat bind_failures) - f0))
-zp=$(zstat stored_pages)
+zp=$(zswap_stat stored_pages)
 sc=$(swapcached)
 diag "fail_bind 100%: reject_reclaim_fail +$rf, written back +$wb, bind_failures +$fd, stored $zp0 -> $zp, memcg swapcached $sc"
 check "no bind: nothing written back (+$wb), each attempt failed to bind (reject_reclaim_fail +$rf, bind_failures +$fd)" \
@@ -80,9 +74,9 @@ check "the entries stay in zswap ($zp0 -> $zp), nothing left in the swap cache (
 
 # 2. binds succeed again
 vswap_fail_bind_off
-wb0=$(zstat written_back_pages)
+wb0=$(zswap_stat written_back_pages)
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-wb=$(($(zstat written_back_pages) - wb0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 check "binds succeed: the same reclaim writes entries back (+$wb), tierblk0 $(tier_used_kb tierblk0) KiB" \
 	[ "$wb" -gt 0 ]
 

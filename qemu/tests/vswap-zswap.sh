@@ -28,19 +28,15 @@ FILL=vswap-zswap-fill
 OUT=/tmp/vswap-zswap.out
 FOUT=/tmp/vswap-zswap-fill.out
 ZD=/sys/kernel/debug/zswap
-SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
-shrinker0=$(cat "$SHRINKER" 2>/dev/null)
 sspid=
 fpid=
 
-vswap_required || exit 0
-[ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
-[ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
+vswap_zswap_required || exit 0
 
 cleanup() {
 	kill_bg "$sspid"
 	kill_bg "$fpid"
-	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
+	zswap_shrinker_restore
 	memcg_destroy "$CG"
 	memcg_destroy "$FILL"
 	tiers_down
@@ -48,8 +44,7 @@ cleanup() {
 
 vswap_used_pages() { awk '$1 == "[vswap]" { print int($4 / 4); f = 1 } END { if (!f) print 0 }' /proc/swaps; }
 tier_pages() { echo $(($(tier_used_kb tierblk0) / 4)); }
-# zstat NAME: a zswap debugfs counter (the directory is there: checked in step 1)
-zstat() { cat "$ZD/$1"; }
+# zswap_stat NAME: a zswap debugfs counter (the directory is there: checked in step 1)
 
 # out SIZE MAX ARGS...: swapstress --fill sparse of SIZE through a MAX
 # memcg it creates, stopped once its pages went out
@@ -80,7 +75,7 @@ tiers_up zswap vswap tierblk0:16M:sync=1 || bail "tiers_up (eager)"
 out 12M 4M
 vp=$(vswap_used_pages)
 tp=$(tier_pages)
-zp=$(zstat stored_pages)
+zp=$(zswap_stat stored_pages)
 diag "eager: virtual $vp pages, tierblk0 $tp, zswap stored $zp"
 check "eager: zswap holds the pages ($zp of $vp) and each holds a tier slot too ($tp)" \
 	sh -c "[ $vp -ge 1800 ] && [ $zp -ge $((vp * 9 / 10)) ] && [ $tp -ge $((vp - 64 * $(nproc))) ]"
@@ -96,7 +91,7 @@ tiers_up zswap vswap:60M:lazy=1 tierblk0:16M:sync=1 || bail "tiers_up (lazy)"
 out 48M 8M
 vp=$(vswap_used_pages)
 tp=$(tier_pages)
-zp=$(zstat stored_pages)
+zp=$(zswap_stat stored_pages)
 diag "lazy: virtual $vp pages, tierblk0 $tp, zswap stored $zp"
 check "lazy: $vp pages out, more than tierblk0's 4095 slots, zswap holds them ($zp)" \
 	sh -c "[ $vp -ge 9000 ] && [ $zp -ge $((vp * 9 / 10)) ]"
@@ -107,7 +102,7 @@ check_eq "lazy: every page verified" "0 0 12288" "$FIN"
 # 3. writeback binds at the write: the memcg's memory.zswap.max small
 # (64K: about 650 sparse pages), set before the workload fills it
 b0=$(vswap_stat bound_pages)
-wb0=$(zstat written_back_pages)
+wb0=$(zswap_stat written_back_pages)
 memcg_create "$CG" 8M || bail "memcg $CG"
 echo 64K > "$CGROOT/$CG/memory.zswap.max" || bail "memory.zswap.max"
 in_memcg_bg "$CGROOT/$CG" swapstress --size 24M --mem anon --thp never --pageout none \
@@ -117,9 +112,9 @@ wait_stopped "$sspid" 300 || bail "swapstress did not stop: $(cat "$OUT")"
 memcg_drain_swapcache "$CGROOT/$CG" >/dev/null || diag "pages left in the swap cache"
 tp=$(tier_pages)
 bd=$(($(vswap_stat bound_pages) - b0))
-wb=$(($(zstat written_back_pages) - wb0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 zwb=$(memcg_stat "$CG" zswpwb)
-diag "writeback: tierblk0 $tp pages, bound +$bd, written back +$wb (memcg zswpwb $zwb), zswap stored $(zstat stored_pages)"
+diag "writeback: tierblk0 $tp pages, bound +$bd, written back +$wb (memcg zswpwb $zwb), zswap stored $(zswap_stat stored_pages)"
 check "zswap over its memcg limit: pages went to tierblk0 ($tp), written back ($wb) or rejected, each bound at its write (bound_pages +$bd)" \
 	sh -c "[ $tp -ge 2500 ] && [ $wb -gt 0 ] && [ $bd -ge $tp ]"
 finish
@@ -138,12 +133,12 @@ wait_stopped "$fpid" 300 || bail "the filler did not stop: $(cat "$FOUT")"
 check "tierblk0 full: $(tier_pages) of 4095 pages" [ "$(tier_pages)" -ge 4095 ]
 # sparse pages in zswap, unbound
 out 8M 2M
-echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
-rf0=$(zstat reject_reclaim_fail)
-wb0=$(zstat written_back_pages)
+zswap_shrinker Y || bail "zswap shrinker_enabled"
+rf0=$(zswap_stat reject_reclaim_fail)
+wb0=$(zswap_stat written_back_pages)
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-rf=$(($(zstat reject_reclaim_fail) - rf0))
-wb=$(($(zstat written_back_pages) - wb0))
+rf=$(($(zswap_stat reject_reclaim_fail) - rf0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 check "the tier full: reclaim wrote nothing back (+$wb) and decompressed nothing for nothing (reject_reclaim_fail +$rf)" \
 	[ "$wb $rf" = "0 0" ]
 # the filler gone, its tier slots free: the same reclaim writes back
@@ -151,9 +146,9 @@ kill -CONT "$fpid"
 wait "$fpid"
 frc=$?
 fpid=
-wb0=$(zstat written_back_pages)
+wb0=$(zswap_stat written_back_pages)
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-wb=$(($(zstat written_back_pages) - wb0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 check "with room again (the filler exited $frc), the same reclaim writes entries back (+$wb)" [ "$wb" -gt 0 ]
 finish
 check_eq "the sparse workload: every page verified" "0 0 2048" "$FIN"

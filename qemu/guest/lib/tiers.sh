@@ -63,6 +63,34 @@ vswap_required() {
 	return 1
 }
 
+# vswap_zswap_required: 0 when this kernel has virtual swap with lazy
+# binding (mm-patches 0024) and zswap, and remembers zswap's
+# shrinker_enabled for zswap_shrinker_restore; otherwise a plan of one
+# skipped test and 1 (the test then exits 0)
+vswap_zswap_required() {
+	vswap_required || return 1
+	if [ ! -w "$VSWAP_SYS/lazy_bind" ]; then
+		plan 1
+		skip "no $VSWAP_SYS/lazy_bind (mm-patches 0024)"
+		return 1
+	fi
+	if [ ! -d "$ZSWAP_PARAMS" ]; then
+		plan 1
+		skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"
+		return 1
+	fi
+	ZSWAP_SHRINKER0=$(cat "$ZSWAP_PARAMS/shrinker_enabled" 2>/dev/null)
+}
+
+# zswap_shrinker Y|N: turn zswap's shrinker (writeback) on or off
+zswap_shrinker() { echo "$1" > "$ZSWAP_PARAMS/shrinker_enabled"; }
+# zswap_shrinker_restore: shrinker_enabled as vswap_zswap_required found it
+zswap_shrinker_restore() {
+	[ -z "${ZSWAP_SHRINKER0:-}" ] || zswap_shrinker "$ZSWAP_SHRINKER0"
+}
+# zswap_stat NAME: a counter of debugfs zswap/
+zswap_stat() { cat "/sys/kernel/debug/zswap/$1"; }
+
 # vs_try FILE VALUE: write VALUE to $VSWAP_SYS/FILE; prints "ok" or the
 # error's E-name (tierblk_try_file)
 vs_try() { tierblk_try_file "$VSWAP_SYS/$1" "$2"; }

@@ -25,24 +25,18 @@ V=$VSWAP_SYS
 CG=vswap-zswap-wbf
 OUT=/tmp/vswap-zswap-wbf.out
 PM=/tmp/vswap-zswap-wbf.pm
-ZD=/sys/kernel/debug/zswap
-SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
-shrinker0=$(cat "$SHRINKER" 2>/dev/null)
 rest0=$(cat "$VSWAP_SYS/write_error_rest_ms" 2>/dev/null)
 sspid=
 
-vswap_required || exit 0
-[ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
-[ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
+vswap_zswap_required || exit 0
 
 cleanup() {
 	kill_bg "$sspid"
-	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
+	zswap_shrinker_restore
 	[ -z "$rest0" ] || echo "$rest0" > "$V/write_error_rest_ms"
 	memcg_destroy "$CG"
 	tiers_down
 }
-zstat() { cat "$ZD/$1"; }
 
 # out SEED [ARGS]: 8M of sparse pages out through a 2M memcg, into zswap
 out() {
@@ -54,11 +48,11 @@ out() {
 # writeback: reclaim with zswap's shrinker on; wb: pages written back
 writeback() {
 	local wb0
-	wb0=$(zstat written_back_pages)
-	echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
+	wb0=$(zswap_stat written_back_pages)
+	zswap_shrinker Y || bail "zswap shrinker_enabled"
 	echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-	echo N > "$SHRINKER"
-	wb=$(($(zstat written_back_pages) - wb0))
+	zswap_shrinker N
+	wb=$(($(zswap_stat written_back_pages) - wb0))
 }
 # finish: let swapstress verify and exit
 finish() {

@@ -21,19 +21,14 @@
 #     entries (once, no prefix twice).
 . /usr/lib/tierswap/lib.sh
 
-V=$VSWAP_SYS
 CG=vswap-zswap-decompress
 OUT=/tmp/vswap-zswap-decompress.out
 OUT2=/tmp/vswap-zswap-decompress.2.out
 ZD=/sys/kernel/debug/zswap
 FD=$ZD/fail_decompress
-SHRINKER=$ZSWAP_PARAMS/shrinker_enabled
-shrinker0=$(cat "$SHRINKER" 2>/dev/null)
 sspid=
 
-vswap_required || exit 0
-[ -w "$V/lazy_bind" ] || { plan 1; skip "no $V/lazy_bind (mm-patches 0024)"; exit 0; }
-[ -d "$ZSWAP_PARAMS" ] || { plan 1; skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"; exit 0; }
+vswap_zswap_required || exit 0
 
 # fail_decompress N: the next N decompressions report failure
 fail_decompress() {
@@ -45,12 +40,11 @@ fail_decompress_off() { [ ! -w "$FD/probability" ] || echo 0 > "$FD/probability"
 cleanup() {
 	kill_bg "$sspid"
 	fail_decompress_off
-	[ -z "$shrinker0" ] || echo "$shrinker0" > "$SHRINKER"
+	zswap_shrinker_restore
 	memcg_destroy "$CG"
 	memcg_destroy "$CG-2"
 	tiers_down
 }
-zstat() { cat "$ZD/$1"; }
 
 plan 7
 trap cleanup EXIT
@@ -62,26 +56,26 @@ if [ ! -w "$FD/probability" ]; then
 	tap_end
 	exit 0
 fi
-df0=$(zstat decompress_fail)
+df0=$(zswap_stat decompress_fail)
 dmesg -c > /dev/null
 ss_paged_out "$CG" "$OUT" --size 8M --mem anon --thp never --pageout memcg --memcg-max 2M \
 	--fill sparse --seed 23 --expect-sigbus ||
 	bail "swapstress did not stop after its pages went out: $(cat "$OUT")"
-zp0=$(zstat stored_pages)
+zp0=$(zswap_stat stored_pages)
 check "the sparse pages are in zswap ($zp0)" [ "$zp0" -ge 1000 ]
 
 # 1. writeback: three entries fail to decompress
-rf0=$(zstat reject_reclaim_fail)
-wb0=$(zstat written_back_pages)
+rf0=$(zswap_stat reject_reclaim_fail)
+wb0=$(zswap_stat written_back_pages)
 fail_decompress 3 || bail "fail_decompress"
-echo Y > "$SHRINKER" || bail "zswap shrinker_enabled"
+zswap_shrinker Y || bail "zswap shrinker_enabled"
 echo 4M > "$CGROOT/$CG/memory.reclaim" 2>/dev/null
-echo N > "$SHRINKER"
+zswap_shrinker N
 left=$(cat "$FD/times")
 fail_decompress_off
-df=$(($(zstat decompress_fail) - df0))
-rf=$(($(zstat reject_reclaim_fail) - rf0))
-wb=$(($(zstat written_back_pages) - wb0))
+df=$(($(zswap_stat decompress_fail) - df0))
+rf=$(($(zswap_stat reject_reclaim_fail) - rf0))
+wb=$(($(zswap_stat written_back_pages) - wb0))
 diag "writeback with 3 failures armed: decompress_fail +$df (left $left), reject_reclaim_fail +$rf, written back +$wb"
 check "writeback: 3 entries failed to decompress and were skipped (reject_reclaim_fail +$rf), others written back (+$wb)" \
 	sh -c "[ $df = 3 ] && [ $rf -ge 3 ] && [ $wb -gt 0 ]"
@@ -111,6 +105,6 @@ check_eq "the task whose PTE swapoff poisoned: SIGBUS on that one page, nothing 
 # 4. counted and said
 n=$(dmesg | grep -c 'zswap: decompression of swap entry [0-9]*:[0-9]* (.*, [0-9]* bytes) failed: ')
 check "decompress_fail counts the 5 failures, the kernel named them ($n lines, rate-limited), no prefix twice" \
-	sh -c "[ $(($(zstat decompress_fail) - df0)) = 5 ] && [ $n -ge 1 ] && ! dmesg | grep -q 'zswap: zswap:'"
+	sh -c "[ $(($(zswap_stat decompress_fail) - df0)) = 5 ] && [ $n -ge 1 ] && ! dmesg | grep -q 'zswap: zswap:'"
 check "tiers down after the failures" tiers_down
 tap_end
