@@ -95,7 +95,7 @@ test-full: SUITE = full
 test test-full: deps
 	@parts=$$($(TOP)/qemu/kselftest-parts.sh $(SUITE) $(T)) && \
 		$(MAKE) -s guest-image TREE=$(TREE) FLAVOUR=$(FLAVOUR) KSELFTEST_PARTS="$$parts"
-	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" SUITE=$(SUITE) TEST_START=$(START) $(TOP)/qemu/test.sh
+	@TREE=$(TREE) FLAVOUR=$(FLAVOUR) T="$(T)" SUITE=$(SUITE) RESUME=$(RESUME) TEST_START=$(START) $(TOP)/qemu/test.sh
 
 # The kernel's own selftests (qemu/tests/kselftest-*) on base and patched, side by side.
 kselftest-ab: deps

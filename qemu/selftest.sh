@@ -316,6 +316,30 @@ check "boot-plan --env: the vswap boot's guest gets TIERSWAP_VSWAP=1, other boot
 check "boot-plan: an unknown suite is refused (exit 2)" \
 	sh -c "\"$top/qemu/boot-plan.sh\" fast a 2>/dev/null; [ \$? = 2 ]"
 
+# resume.sh (make test RESUME=1): what passed on this tree before, and
+# the boots that are left
+rl=$tmp/resume
+mkdir -p "$rl/20261201-100000-p-d-full" "$rl/20261202-100000-p-d-full" "$rl/20261203-100000-p-d-full" "$rl/20261204-100000-p-d-quick"
+echo "T1 full" > "$rl/20261201-100000-p-d-full/run.id"
+printf 'shared\ta\tPASS\t3\t0\t1\t10\nshared\tb\tFAIL\t1\t1\t0\t20\nvswap\ta\tPASS\t3\t0\t0\t11\n' > "$rl/20261201-100000-p-d-full/judged.tsv"
+echo "T1 full" > "$rl/20261202-100000-p-d-full/run.id"
+printf 'shared\ta\tPASS\t4\t0\t0\t12\nown-c\tc\tPASS\t2\t0\t0\t5\n' > "$rl/20261202-100000-p-d-full/judged.tsv"
+echo "T2 full" > "$rl/20261203-100000-p-d-full/run.id"
+printf 'shared\tb\tPASS\t2\t0\t0\t20\n' > "$rl/20261203-100000-p-d-full/judged.tsv"
+echo "T1 full" > "$rl/20261204-100000-p-d-quick/run.id"
+printf 'shared\tb\tPASS\t2\t0\t0\t20\n' > "$rl/20261204-100000-p-d-quick/judged.tsv"
+"$top/qemu/resume.sh" passed "$rl" "T1 full" p-d-full > "$tmp/resumed.tsv"
+check "resume: the passed tests of the same tree's runs, newest first, a test once; failures, other trees and suites left" \
+	[ "$(cut -f1,2,3,7 "$tmp/resumed.tsv" | tr '\t\n' ' |')" = "shared a 4 20261202-100000-p-d-full|own-c c 2 20261202-100000-p-d-full|vswap a 3 20261201-100000-p-d-full|" ]
+kept=$(printf 'shared - a b d\nown-c - c\nvswap - a b\nown-e - e\n' | "$top/qemu/resume.sh" keep "$tmp/resumed.tsv" | tr '\n' '|')
+check "resume: a boot keeps the tests not passed in that boot; a boot with none left is dropped" \
+	[ "$kept" = "shared - b d|vswap - b|own-e - e|" ]
+kept=$(printf 'shared - a b\n' | "$top/qemu/resume.sh" keep /dev/null | tr '\n' '|')
+check "resume: nothing passed before, every boot kept" [ "$kept" = "shared - a b|" ]
+check "resume: bad usage exits 2" sh -c "\"$top/qemu/resume.sh\" passed x 2>/dev/null; [ \$? = 2 ]"
+check "make test RESUME=2 and RESUME=1 with T= are refused (exit 2) before anything runs" \
+	sh -c "RESUME=2 \"$top/qemu/test.sh\" >/dev/null 2>&1; a=\$?; RESUME=1 T=x \"$top/qemu/test.sh\" >/dev/null 2>&1; [ \$a\$? = 22 ]"
+
 # lava-jobs.sh (make lava-jobs; LAVA's own schema check needs lava-common,
 # which make test does not install): a job per boot of both suites and of
 # the bench, each naming the tests its boot runs

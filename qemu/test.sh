@@ -11,6 +11,12 @@
 # Prints "[i/N] name ... PASS|FAIL (seconds)" as each guest test ends, then a
 # table of every test's guest seconds (also times.tsv in the run's log
 # directory) and "N passed, N failed, N skipped"; exit 1 on any failure.
+# RESUME=1 (the suite, not T=): a guest test that passed in an earlier run
+# of the same suite on the same tree (run.id: the commit's tree, clean, the
+# kernel source package, TREE-FLAVOUR) is not run again and counts as
+# passed, shown as resumed; the other tests of its boot run in a new boot
+# of that label. The full suite takes longer than a session: a run cut off
+# is finished, not restarted.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,6 +26,7 @@ suite=${SUITE:-quick}
 tag=$tree-$flavour
 only=${T:-}
 tp=0 tf=0 ts=0
+resume=${RESUME:-}
 start=${TEST_START:-$(date +%s)}
 # The quick suite's budget of guest seconds (issue 14; docs/architecture.md).
 budget=${QUICK_BUDGET_S:-1500}
@@ -35,8 +42,31 @@ export SUITE=$suite
 
 add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
 
+# run_id: what a run's results hold for; "dirty" when the checkout has
+# uncommitted changes to tracked files (nothing may be resumed then).
+run_id() {
+	local t
+	t=$(git -C "$top" rev-parse 'HEAD^{tree}' 2>/dev/null) || { echo dirty; return; }
+	[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || { echo dirty; return; }
+	echo "$t $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo -) $tag $suite"
+}
+id=$(run_id)
+case "$resume" in
+'' | 0) resume= ;;
+1)
+	[ -z "$only" ] || { echo "test: RESUME=1 resumes a suite, not T=" >&2; exit 2; }
+	[ "$id" != dirty ] || { echo "test: RESUME=1 needs a checkout without uncommitted changes" >&2; exit 2; }
+	;;
+*) echo "test: RESUME must be 1 or 0, not '$resume'" >&2; exit 2 ;;
+esac
+
 run=$top/build/logs/$(date +%Y%m%d-%H%M%S)-$tag-$suite
 mkdir -p "$run"
+echo "$id" > "$run/run.id"
+# every guest test as it is judged: boot, test, verdict, passed, failed,
+# skipped, seconds (what RESUME=1 reads)
+judged_tsv=$run/judged.tsv
+: > "$judged_tsv"
 times=$run/times.tsv
 printf 'boot\ttest\tseconds\tresult\n' > "$times"
 # Knobs of the kernel selftests' guest tests (docs/kselftests.md) reach the guest.
@@ -94,6 +124,24 @@ fi
 # Which boots run which tests (qemu/boot-plan.sh: "# boot: own" and, in the
 # full suite, "# also-flavour: F" headers); a line per boot.
 mapfile -t boots < <([ -n "$names" ] && "$top/qemu/boot-plan.sh" "$suite" $names)
+
+# RESUME=1: the tests that passed on this tree in earlier runs, newest run
+# first, a line each (boot, test, passed, failed, skipped, seconds, run);
+# their boots keep only the others, a boot left with none is not booted.
+resumed=$run/resumed.tsv
+: > "$resumed"
+if [ -n "$resume" ]; then
+	"$top/qemu/resume.sh" passed "$top/build/logs" "$id" "$tag-$suite" > "$resumed"
+	mapfile -t boots < <(printf '%s\n' "${boots[@]}" | "$top/qemu/resume.sh" keep "$resumed")
+	if [ -s "$resumed" ]; then
+		echo "== resumed: $(wc -l < "$resumed") guest tests passed on this tree in earlier runs ($(cut -f7 "$resumed" | sort -u | tr '\n' ' '| sed 's/ $//'))"
+		awk -F'\t' '{ printf "PASS %s (%d passed, %d failed, %d skipped; boot %s, %s s, %s)\n", $2, $3, $4, $5, $1, $6, $7 }' "$resumed"
+		add "$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$resumed")" 0 \
+			"$(awk -F'\t' '{ n += $5 } END { print n + 0 }' "$resumed")"
+	else
+		echo "== resumed: no earlier run of this tree ($id) has a passed guest test"
+	fi
+fi
 total=0
 for b in "${boots[@]}"; do set -- $b; total=$((total + $# - 2)); done
 done_n=0
@@ -111,6 +159,10 @@ progress() {
 		line=$("$top/qemu/report.sh" --tests-only "$logs" "$t" | head -n 1)
 		secs=$(awk -f "$top/qemu/times.awk" "$logs/results.log" | awk -F'\t' -v t="$t" '$1 == t { print $2 }')
 		printf '[%d/%d] %s ... %s (%s s)\n' "$done_n" "$total" "$t" "${line%% *}" "${secs:--}"
+		echo "$line" | sed -n 's/^\([A-Z]*\) [^ ]* (\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped).*/\1 \2 \3 \4/p' |
+			while read -r v p f s; do
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$t" "$v" "$p" "$f" "$s" "${secs:--}"
+			done >> "$judged_tsv"
 	done
 }
 judged=

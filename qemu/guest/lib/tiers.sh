@@ -79,14 +79,14 @@ vswap_zswap_required() {
 		skip "no $ZSWAP_PARAMS (CONFIG_ZSWAP)"
 		return 1
 	fi
-	ZSWAP_SHRINKER0=$(cat "$ZSWAP_PARAMS/shrinker_enabled" 2>/dev/null)
+	_zswap_shrinker0=$(cat "$ZSWAP_PARAMS/shrinker_enabled" 2>/dev/null)
 }
 
 # zswap_shrinker Y|N: turn zswap's shrinker (writeback) on or off
 zswap_shrinker() { echo "$1" > "$ZSWAP_PARAMS/shrinker_enabled"; }
 # zswap_shrinker_restore: shrinker_enabled as vswap_zswap_required found it
 zswap_shrinker_restore() {
-	[ -z "${ZSWAP_SHRINKER0:-}" ] || zswap_shrinker "$ZSWAP_SHRINKER0"
+	[ -z "${_zswap_shrinker0:-}" ] || zswap_shrinker "$_zswap_shrinker0"
 }
 # zswap_stat NAME: a counter of debugfs zswap/
 zswap_stat() { cat "/sys/kernel/debug/zswap/$1"; }
