@@ -12,8 +12,8 @@
 # table of every test's guest seconds (also times.tsv in the run's log
 # directory) and "N passed, N failed, N skipped"; exit 1 on any failure.
 # RESUME=1 (the suite, not T=): a guest test that passed in an earlier run
-# of the same suite on the same tree (run.id: the commit's tree, clean, the
-# kernel source package, TREE-FLAVOUR) is not run again and counts as
+# of the same suite on the same tree (run.id: the committed files but docs,
+# clean, the kernel source package, TREE-FLAVOUR) is not run again and counts as
 # passed, shown as resumed; the other tests of its boot run in a new boot
 # of that label. The full suite takes longer than a session: a run cut off
 # is finished, not restarted.
@@ -42,13 +42,16 @@ export SUITE=$suite
 
 add() { tp=$((tp + $1)) tf=$((tf + $2)) ts=$((ts + $3)); }
 
-# run_id: what a run's results hold for; "dirty" when the checkout has
-# uncommitted changes to tracked files (nothing may be resumed then).
+# run_id: what a run's results hold for: the committed files that reach a
+# test (docs and Markdown do not: commits of notes during a long run keep
+# it), the kernel source package, TREE-FLAVOUR, the suite; "dirty" when
+# those files have uncommitted changes (nothing may be resumed then).
 run_id() {
 	local t
-	t=$(git -C "$top" rev-parse 'HEAD^{tree}' 2>/dev/null) || { echo dirty; return; }
-	[ -z "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ] || { echo dirty; return; }
-	echo "$t $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo -) $tag $suite"
+	[ -z "$(git -C "$top" status --porcelain --untracked-files=no -- . ':!docs' ':!*.md' 2>/dev/null)" ] &&
+		t=$(git -C "$top" ls-tree -r HEAD 2>/dev/null | grep -v -e $'\tdocs/' -e '\.md$' | sha1sum) ||
+		{ echo dirty; return; }
+	echo "${t%% *} $(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo -) $tag $suite"
 }
 id=$(run_id)
 case "$resume" in
