@@ -331,6 +331,23 @@ printf 'shared\tb\tPASS\t2\t0\t0\t20\n' > "$rl/20261204-100000-p-d-quick/judged.
 "$top/qemu/resume.sh" passed "$rl" "T1 full" p-d-full > "$tmp/resumed.tsv"
 check "resume: the passed tests of the same tree's runs, newest first, a test once; failures, other trees and suites left" \
 	[ "$(cut -f1,2,3,7 "$tmp/resumed.tsv" | tr '\t\n' ' |')" = "shared a 4 20261202-100000-p-d-full|own-c c 2 20261202-100000-p-d-full|vswap a 3 20261201-100000-p-d-full|" ]
+# ledgers: another machine's runs, committed (resume.sh export)
+lg=$tmp/ledger
+"$top/qemu/resume.sh" export "$rl/20261202-100000-p-d-full" "$lg" > /dev/null
+check "resume export: the run's run.id first, then its judged lines" \
+	[ "$(head -n 1 "$lg/20261202-100000-p-d-full.tsv")|$(sed 1d "$lg/20261202-100000-p-d-full.tsv" | cut -f2 | tr '\n' ' ')" = "# run.id T1 full|a c " ]
+echo dirty > "$tmp/dirty-run.id"
+mkdir -p "$rl/x-dirty" && cp "$tmp/dirty-run.id" "$rl/x-dirty/run.id" && : > "$rl/x-dirty/judged.tsv"
+check "resume export: a run on uncommitted changes or no run at all is refused (exit 2), no ledger written" \
+	sh -c "\"$top/qemu/resume.sh\" export \"$rl/x-dirty\" \"$lg\" 2>/dev/null; a=\$?; \"$top/qemu/resume.sh\" export \"$tmp/none\" \"$lg\" 2>/dev/null; [ \$a\$? = 22 ] && [ ! -e \"$lg/x-dirty.tsv\" ]"
+rm -r "$rl/x-dirty"
+# the same run in build/logs and in a ledger (its failure there is the run's, not the ledger's)
+printf '# run.id T1 full\nshared\ta\tPASS\t9\t0\t0\t12\nown-c\tc\tPASS\t9\t0\t0\t5\nshared\td\tPASS\t9\t0\t0\t1\n' > "$lg/20261202-100000-p-d-full.tsv"
+printf '# run.id T1 full\nshared\tb\tPASS\t5\t0\t0\t21\nvswap\ta\tFAIL\t2\t1\t0\t9\n' > "$lg/20261205-100000-p-d-full.tsv"
+printf '# run.id T2 full\nshared\te\tPASS\t5\t0\t0\t21\n' > "$lg/20261206-100000-p-d-full.tsv"
+"$top/qemu/resume.sh" passed "$rl" "T1 full" p-d-full "$lg" > "$tmp/resumed-lg.tsv"
+check "resume: a ledger of the same tree counts like a run (newest first), another tree's does not; a run in both is read from build/logs" \
+	[ "$(cut -f1,2,3,7 "$tmp/resumed-lg.tsv" | tr '\t\n' ' |')" = "shared b 5 20261205-100000-p-d-full|shared a 4 20261202-100000-p-d-full|own-c c 2 20261202-100000-p-d-full|vswap a 3 20261201-100000-p-d-full|" ]
 kept=$(printf 'shared - a b d\nown-c - c\nvswap - a b\nown-e - e\n' | "$top/qemu/resume.sh" keep "$tmp/resumed.tsv" | tr '\n' '|')
 check "resume: a boot keeps the tests not passed in that boot; a boot with none left is dropped" \
 	[ "$kept" = "shared - b d|vswap - b|own-e - e|" ]

@@ -16,7 +16,8 @@
 # clean, the kernel source package, TREE-FLAVOUR) is not run again and counts as
 # passed, shown as resumed; the other tests of its boot run in a new boot
 # of that label. The full suite takes longer than a session: a run cut off
-# is finished, not restarted.
+# is finished, not restarted. Earlier runs are build/logs' and the ledgers
+# committed in docs/test-ledger (qemu/resume.sh export: another machine's).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -132,9 +133,11 @@ mapfile -t boots < <([ -n "$names" ] && "$top/qemu/boot-plan.sh" "$suite" $names
 # first, a line each (boot, test, passed, failed, skipped, seconds, run);
 # their boots keep only the others, a boot left with none is not booted.
 resumed=$run/resumed.tsv
+# committed ledgers of earlier machines' runs (qemu/resume.sh export)
+ledger=$top/docs/test-ledger
 : > "$resumed"
 if [ -n "$resume" ]; then
-	"$top/qemu/resume.sh" passed "$top/build/logs" "$id" "$tag-$suite" > "$resumed"
+	"$top/qemu/resume.sh" passed "$top/build/logs" "$id" "$tag-$suite" "$ledger" > "$resumed"
 	mapfile -t boots < <(printf '%s\n' "${boots[@]}" | "$top/qemu/resume.sh" keep "$resumed")
 	if [ -s "$resumed" ]; then
 		echo "== resumed: $(wc -l < "$resumed") guest tests passed on this tree in earlier runs ($(cut -f7 "$resumed" | sort -u | tr '\n' ' '| sed 's/ $//'))"
@@ -170,16 +173,19 @@ progress() {
 }
 judged=
 
-# The other flavours' kernels are built before the first boot, not between
-# boots: a build in the middle of the suite would stretch its wall time and
-# share the CPUs with nothing (one builder, one guest).
-unbuilt=
-for b in "${boots[@]}"; do
-	set -- $b
-	{ [ "$1" = shared ] || [ "$2" = - ] || [[ " $unbuilt " == *" $2 "* ]]; } && continue
-	echo "== build: $tree-$2 guest image (for $1)"
-	make -s -C "$top" guest-image TREE="$tree" FLAVOUR="$2" KSELFTEST_PARTS=none || unbuilt="$unbuilt $2"
-done
+# Another flavour's kernel is built just before its first boot, with no
+# guest running (one builder, one guest): a run cut off before that boot
+# (the full suite is longer than a session) has not spent the build's time.
+unbuilt= built=
+build_flavour() {
+	[[ " $built $unbuilt " == *" $1 "* ]] && return
+	echo "== build: $tree-$1 guest image"
+	if make -s -C "$top" guest-image TREE="$tree" FLAVOUR="$1" KSELFTEST_PARTS=none; then
+		built="$built $1"
+	else
+		unbuilt="$unbuilt $1"
+	fi
+}
 
 # guest_boot LABEL NAME...: one boot of the guest running those tests, judged.
 # GUEST_TAG: another kernel than TREE-FLAVOUR.
@@ -229,6 +235,7 @@ for b in "${boots[@]}"; do
 		echo "== guest: $tag (own boot: $1)"
 		guest_boot "$label" "$@"
 	else
+		build_flavour "$fl"
 		echo "== guest: $tree-$fl (own boot: $1)"
 		if [[ " $unbuilt " == *" $fl "* ]]; then
 			echo "FAIL guest: could not build the $tree-$fl guest image for $1"
